@@ -1,0 +1,103 @@
+//! `ddgen dump --json`: the resolved model in a stable JSON format for other tools.
+//!
+//! Format (documented in `regs/README.md`): `{"soc", "compatible", "capabilities", "spaces":
+//! {space: [{"name", "offset", "access", "reset", "fields": [{"name", "lsb", "width", "access"}]}]},
+//! "descriptors": {layout: {"size", "fields": [{"name", "word", "lsb", "width"}]}}}`.
+
+use crate::caps::{IrqLayout, RegRef, SocCaps};
+use crate::model::Map;
+use serde_json::{json, Map as JMap, Value};
+
+fn reg_ref(r: &RegRef) -> Value {
+    json!({"register": r.path, "offset": r.offset, "stride": r.stride, "count": r.count})
+}
+
+/// The capabilities as JSON.
+pub fn caps_json(c: &SocCaps) -> Value {
+    let (rx_reg, rx_fields, rx_mask) = &c.rx_checksum;
+    json!({
+        "rx_checksum": {"register": reg_ref(rx_reg), "fields": rx_fields, "mask": rx_mask},
+        "tx_queues": c.tx_queues,
+        "rx_rings": c.rx_rings,
+        "hw_lro": c.hw_lro.as_ref().map(|l| json!({
+            "rings": l.rings, "ring_size": l.ring_size, "buffer_size": l.buffer_size,
+            "max_segments": l.max_segments, "timer_unit_us": l.timer_unit_us, "age_time_us": l.age_time_us,
+            "max_agg_time_us": l.max_agg_time_us, "min_room": l.min_room, "dip_rules_per_mac": l.dip_rules_per_mac,
+        })),
+        "irq": match c.irq {
+            IrqLayout::Shared(i) => json!({"lines": c.irq_lines, "shared": i}),
+            IrqLayout::Split { tx, rx } => json!({"lines": c.irq_lines, "tx": tx, "rx": rx}),
+        },
+        "tx_descriptor": c.tx_descriptor,
+        "rx_descriptor": c.rx_descriptor,
+        "rings": match c.sram { None => json!({"dram": true}), Some(o) => json!({"sram": o}) },
+        "cold_reset": {"register": reg_ref(&c.cold_reset.0), "mask": c.cold_reset.1},
+        "shaper": {
+            "register": reg_ref(&c.shaper_reg),
+            "base": c.shaper_base,
+            "fields": {
+                "max_rate_en": {"lsb": c.shaper_fields[0].lsb, "width": c.shaper_fields[0].width},
+                "max_rate_man": {"lsb": c.shaper_fields[1].lsb, "width": c.shaper_fields[1].width},
+                "max_rate_exp": {"lsb": c.shaper_fields[2].lsb, "width": c.shaper_fields[2].width},
+                "max_rate_weight": {"lsb": c.shaper_fields[3].lsb, "width": c.shaper_fields[3].width},
+            },
+            "rates": c.shaper_rates.iter().map(|r| json!({"speed": r.speed, "man": r.man, "exp": r.exp, "weight": r.weight})).collect::<Vec<_>>(),
+        },
+        "macs": c.macs.iter().map(|m| json!({"phy_modes": m})).collect::<Vec<_>>(),
+        "clocks": c.clocks,
+    })
+}
+
+/// The resolved map as JSON; `caps` is `None` for an abstract base.
+pub fn to_json(m: &Map, caps: Option<&SocCaps>) -> Value {
+    let mut spaces = JMap::new();
+    for s in &m.spaces {
+        let mut regs: Vec<(u64, Value)> = Vec::new();
+        for b in &s.blocks {
+            let (bc, bs) = b.array.as_ref().map_or((1, 0), |a| (a.count.value, a.stride.value));
+            for bi in 0..bc {
+                for r in &b.registers {
+                    let (rc, rs) = r.array.as_ref().map_or((1, 0), |a| (a.count.value, a.stride.value));
+                    let mut fields: Vec<_> = r.fields.iter().collect();
+                    fields.sort_by_key(|f| f.bits.value.lsb);
+                    let fields: Vec<Value> = fields
+                        .iter()
+                        .map(|f| json!({"name": f.name.value, "lsb": f.bits.value.lsb, "width": f.bits.value.width, "access": f.access(r).keyword()}))
+                        .collect();
+                    for ri in 0..rc {
+                        let mut name = b.name.value.clone();
+                        if b.array.is_some() {
+                            name += &format!("[{bi}]");
+                        }
+                        name += &format!(".{}", r.name.value);
+                        if r.array.is_some() {
+                            name += &format!("[{ri}]");
+                        }
+                        let offset = b.base.value + bi * bs + r.offset.value + ri * rs;
+                        regs.push((offset, json!({"name": name, "offset": offset, "access": r.access.value.keyword(), "reset": r.reset.value, "fields": fields})));
+                    }
+                }
+            }
+        }
+        regs.sort_by_key(|(o, _)| *o);
+        spaces.insert(s.name.value.clone(), Value::Array(regs.into_iter().map(|(_, v)| v).collect()));
+    }
+    let mut descs = JMap::new();
+    for d in &m.descriptors {
+        let mut fields: Vec<_> = d.fields.iter().collect();
+        fields.sort_by_key(|f| (f.word.value, f.bits.value.lsb));
+        descs.insert(
+            d.name.value.clone(),
+            json!({"size": d.size.value, "fields": fields.iter().map(|f| json!({"name": f.name.value, "word": f.word.value, "lsb": f.bits.value.lsb, "width": f.bits.value.width})).collect::<Vec<_>>()}),
+        );
+    }
+    json!({
+        "soc": m.name.value,
+        "abstract": m.is_abstract,
+        "extends": m.ancestors.first(),
+        "compatible": m.compatible.iter().map(|c| c.value.clone()).collect::<Vec<_>>(),
+        "capabilities": caps.map(caps_json).unwrap_or(Value::Null),
+        "spaces": spaces,
+        "descriptors": descs,
+    })
+}

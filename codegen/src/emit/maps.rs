@@ -1,0 +1,91 @@
+//! Block and space map structs: each register's typed location, as data filled per SoC.
+
+use super::{doc, ident};
+use super::values::TypeNames;
+use crate::ast::Access;
+use crate::codegen_model::{camel, USpace};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+/// The access marker type for a register access kind.
+pub(crate) fn access_marker(a: Access) -> TokenStream {
+    match a {
+        Access::Ro => quote!(crate::bus::Ro),
+        Access::Wo => quote!(crate::bus::Wo),
+        Access::Rw => quote!(crate::bus::Rw),
+        Access::W1c => quote!(crate::bus::W1c),
+        Access::Rc => quote!(crate::bus::Rc),
+    }
+}
+
+/// Space map type name: `fe` -> `FeMap`.
+pub(crate) fn space_map(space: &str) -> proc_macro2::Ident {
+    format_ident!("{}Map", camel(space))
+}
+
+/// Emits one struct per block and per space.
+pub fn emit(spaces: &[USpace], names: &TypeNames) -> TokenStream {
+    let mut out = TokenStream::new();
+    for s in spaces {
+        let mut space_fields = TokenStream::new();
+        for b in &s.blocks {
+            let bty = names.block_map(s.name, b.name);
+            let mut fields = TokenStream::new();
+            let mut reloc = TokenStream::new();
+            for r in &b.registers {
+                let reg = r.reg;
+                let vty = names.value(s.name, b.name, &reg.name.value);
+                let acc = access_marker(reg.access.value);
+                let mut ty = if reg.array.is_some() {
+                    quote!(crate::bus::RegArray<crate::values::#vty, #acc>)
+                } else {
+                    quote!(crate::bus::RegSpec<crate::values::#vty, #acc>)
+                };
+                if !r.everywhere {
+                    ty = quote!(Option<#ty>);
+                }
+                let name = ident(&reg.name.value);
+                let d = doc(&format!(
+                    "`{}.{}` ({}{}){}{}",
+                    b.name,
+                    reg.name.value,
+                    reg.access.value.keyword(),
+                    if reg.array.is_some() { ", array" } else { "" },
+                    if reg.description.is_empty() { String::new() } else { format!(": {}", reg.description.lines().next().unwrap_or("")) },
+                    if r.everywhere { "" } else { "\n\n`None` on SoCs that do not have it." }
+                ));
+                fields.extend(quote! { #d pub #name: #ty, });
+                reloc.extend(quote! { #name: crate::bus::Relocate::relocate(self.#name, delta), });
+            }
+            let bdoc = doc(&format!("Registers of block `{}`{}", b.name, if b.description.is_empty() { ".".to_string() } else { format!(": {}", b.description) }));
+            out.extend(quote! {
+                #bdoc
+                #[derive(Copy, Clone, Debug)]
+                pub struct #bty { #fields }
+                impl crate::bus::Relocate for #bty {
+                    fn relocate(self, delta: u32) -> Self { Self { #reloc } }
+                }
+            });
+            let mut fty = if b.arrayed { quote!(crate::bus::BlockArray<#bty>) } else { quote!(#bty) };
+            if !b.everywhere {
+                fty = quote!(Option<#fty>);
+            }
+            let fname = ident(b.name);
+            let fdoc = doc(&format!(
+                "Block `{}`{}{}",
+                b.name,
+                if b.arrayed { " (one per instance; index with `at`)" } else { "" },
+                if b.everywhere { "." } else { "; `None` on SoCs that do not have it." }
+            ));
+            space_fields.extend(quote! { #fdoc pub #fname: #fty, });
+        }
+        let sty = space_map(s.name);
+        let sdoc = doc(&format!("Registers of space `{}`{}", s.name, if s.description.is_empty() { ".".to_string() } else { format!(": {}", s.description) }));
+        out.extend(quote! {
+            #sdoc
+            #[derive(Copy, Clone, Debug)]
+            pub struct #sty { #space_fields }
+        });
+    }
+    out
+}

@@ -1,0 +1,279 @@
+//! Per-SoC modules (constant maps, capabilities, a register table in the docs) and the
+//! compatible-string table.
+
+use super::maps::space_map;
+use super::values::TypeNames;
+use super::{doc, hex, ident, num, type_ident};
+use crate::caps::{IrqLayout, RegRef, SocCaps};
+use crate::codegen_model::{snake, USpace};
+use crate::model::{Block, Map};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+/// Emits `Space`, `SocInfo`, `SOCS` and `by_compatible`.
+pub fn emit_table(spaces: &[USpace], socs: &[(&Map, &SocCaps)]) -> TokenStream {
+    let mut space_variants = TokenStream::new();
+    let mut info_fields = TokenStream::new();
+    for s in spaces {
+        let v = type_ident(s.name);
+        let d = doc(&format!("Space `{}`{}", s.name, if s.description.is_empty() { String::new() } else { format!(": {}", s.description) }));
+        space_variants.extend(quote! { #d #v, });
+        let f = ident(s.name);
+        let ty = space_map(s.name);
+        let ty = if s.everywhere { quote!(maps::#ty) } else { quote!(Option<maps::#ty>) };
+        let fd = doc(&format!("Register map of space `{}`.", s.name));
+        info_fields.extend(quote! { #fd pub #f: #ty, });
+    }
+    let refs: Vec<TokenStream> = socs
+        .iter()
+        .map(|(m, _)| {
+            let md = format_ident!("{}", snake(&m.name.value));
+            quote!(&#md::INFO)
+        })
+        .collect();
+    let n = proc_macro2::Literal::usize_unsuffixed(refs.len());
+    quote! {
+        #[doc = " An address space a register lives in."]
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum Space { #space_variants }
+
+        #[doc = " Everything the driver core needs to know about one SoC: its register maps and capabilities."]
+        #[derive(Copy, Clone, Debug)]
+        pub struct SocInfo {
+            #[doc = " Map name (`mt7621`)."]
+            pub name: &'static str,
+            #[doc = " Human description."]
+            pub description: &'static str,
+            #[doc = " Device-tree compatible strings that select this SoC."]
+            pub compatible: &'static [&'static str],
+            #[doc = " Capabilities and quirks."]
+            pub caps: crate::caps::Capabilities,
+            #info_fields
+        }
+
+        #[doc = " Every SoC generated from `regs/*.yaml`, in file-name order."]
+        pub static SOCS: [&SocInfo; #n] = [#(#refs),*];
+
+        #[doc = " The SoC a device-tree compatible string selects, if any."]
+        #[must_use]
+        pub fn by_compatible(compatible: &str) -> Option<&'static SocInfo> {
+            SOCS.iter().copied().find(|s| s.compatible.contains(&compatible))
+        }
+    }
+}
+
+fn raw_reg(r: &RegRef) -> TokenStream {
+    let space = type_ident(&r.space);
+    let (o, s, c) = (hex(r.offset), hex(r.stride), num(r.count));
+    quote!(crate::caps::RawReg::new(crate::Space::#space, #o, #s, #c))
+}
+
+fn caps_tokens(m: &Map, c: &SocCaps) -> TokenStream {
+    let (rx_reg, _, rx_mask) = &c.rx_checksum;
+    let rx_reg = raw_reg(rx_reg);
+    let rx_mask = hex(*rx_mask as u64);
+    let txq = num(c.tx_queues);
+    let rxr = num(c.rx_rings);
+    let lro = match &c.hw_lro {
+        None => quote!(None),
+        Some(l) => {
+            let (a, b, cc, d, e, f, g, h, i) = (
+                num(l.rings),
+                num(l.ring_size),
+                num(l.buffer_size),
+                num(l.max_segments),
+                num(l.timer_unit_us),
+                num(l.age_time_us),
+                num(l.max_agg_time_us),
+                num(l.min_room),
+                num(l.dip_rules_per_mac),
+            );
+            quote!(Some(crate::caps::HwLro {
+                rings: #a, ring_size: #b, buffer_size: #cc, max_segments: #d, timer_unit_us: #e,
+                age_time_us: #f, max_agg_time_us: #g, min_room: #h, dip_rules_per_mac: #i,
+            }))
+        }
+    };
+    let lines = num(c.irq_lines);
+    let layout = match c.irq {
+        IrqLayout::Shared(i) => {
+            let i = num(i);
+            quote!(crate::caps::IrqLayout::Shared { line: #i })
+        }
+        IrqLayout::Split { tx, rx } => {
+            let (t, r) = (num(tx), num(rx));
+            quote!(crate::caps::IrqLayout::Split { tx: #t, rx: #r })
+        }
+    };
+    let txd = type_ident(&c.tx_descriptor);
+    let rxd = type_ident(&c.rx_descriptor);
+    let rings = match c.sram {
+        None => quote!(crate::caps::RingPlacement::Dram),
+        Some(o) => {
+            let o = hex(o);
+            quote!(crate::caps::RingPlacement::Sram { offset: #o })
+        }
+    };
+    let cold_reg = raw_reg(&c.cold_reset.0);
+    let cold_mask = hex(c.cold_reset.1 as u64);
+    let sh_reg = raw_reg(&c.shaper_reg);
+    let sh_base = hex(c.shaper_base as u64);
+    let fp: Vec<TokenStream> = c
+        .shaper_fields
+        .iter()
+        .map(|p| {
+            let (l, w) = (num(p.lsb as u64), num(p.width as u64));
+            quote!(crate::caps::FieldPos::new(#l, #w))
+        })
+        .collect();
+    let (fen, fman, fexp, fw) = (&fp[0], &fp[1], &fp[2], &fp[3]);
+    let rates = c.shaper_rates.iter().map(|r| {
+        let (s, m, e, w) = (num(r.speed), num(r.man), num(r.exp), num(r.weight));
+        quote!(crate::caps::ShaperRate { speed_mbps: #s, man: #m, exp: #e, weight: #w })
+    });
+    let macs = c.macs.iter().map(|modes| quote!(crate::caps::MacCaps { phy_modes: &[#(#modes),*] }));
+    let clocks = &c.clocks;
+    let _ = m;
+    quote! {
+        crate::caps::Capabilities {
+            rx_checksum: crate::caps::RxChecksumCtl { reg: #rx_reg, mask: #rx_mask },
+            tx_queues: #txq,
+            rx_rings: #rxr,
+            hw_lro: #lro,
+            irq: crate::caps::Irq { lines: #lines, layout: #layout },
+            tx_descriptor: crate::descriptors::DescriptorLayout::#txd,
+            rx_descriptor: crate::descriptors::DescriptorLayout::#rxd,
+            rings: #rings,
+            cold_reset: crate::caps::ColdReset { reg: #cold_reg, mask: #cold_mask },
+            shaper: crate::caps::Shaper {
+                reg: #sh_reg,
+                base: #sh_base,
+                max_rate_en: #fen,
+                max_rate_man: #fman,
+                max_rate_exp: #fexp,
+                max_rate_weight: #fw,
+                rates: &[#(#rates),*],
+            },
+            macs: &[#(#macs),*],
+            clocks: &[#(#clocks),*],
+        }
+    }
+}
+
+fn block_value(space: &str, ub: &crate::codegen_model::UBlock, b: &Block, base: u64, names: &TypeNames) -> TokenStream {
+    let bty = names.block_map(space, ub.name);
+    let mut fields = TokenStream::new();
+    for ur in &ub.registers {
+        let name = ident(&ur.reg.name.value);
+        let here = b.registers.iter().find(|r| r.name.value == ur.reg.name.value);
+        let v = match here {
+            None => quote!(None),
+            Some(r) => {
+                let vty = names.value(space, ub.name, &r.name.value);
+                let off = hex(base + r.offset.value);
+                let reset = hex(r.reset.value);
+                let spec = quote!(crate::bus::RegSpec::new(#off, crate::values::#vty(#reset)));
+                let v = match &r.array {
+                    None => spec,
+                    Some(a) => {
+                        let (s, c) = (hex(a.stride.value), num(a.count.value));
+                        quote!(crate::bus::RegArray::new(#spec, #s, #c))
+                    }
+                };
+                if ur.everywhere { v } else { quote!(Some(#v)) }
+            }
+        };
+        fields.extend(quote! { #name: #v, });
+    }
+    quote!(crate::maps::#bty { #fields })
+}
+
+fn register_table(m: &Map) -> String {
+    let mut rows = Vec::new();
+    for s in &m.spaces {
+        for b in &s.blocks {
+            for r in &b.registers {
+                let abs = b.base.value + r.offset.value;
+                let rep = match (&b.array, &r.array) {
+                    (Some(a), _) => format!("{} x {:#x} (block)", a.count.value, a.stride.value),
+                    (_, Some(a)) => format!("{} x {:#x}", a.count.value, a.stride.value),
+                    _ => String::new(),
+                };
+                let desc = r.description.lines().next().unwrap_or("").replace('|', "\\|");
+                rows.push((s.name.value.clone(), abs, format!("| `{}` | `{}.{}` | `{:#07x}` | {} | {} | `{:#010x}` | {} |", s.name.value, b.name.value, r.name.value, abs, rep, r.access.value.keyword(), r.reset.value, desc)));
+            }
+        }
+    }
+    rows.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    let mut t = String::from("| space | register | offset | repeat | access | reset | description |\n|---|---|---|---|---|---|---|\n");
+    for (_, _, row) in rows {
+        t += &row;
+        t.push('\n');
+    }
+    t
+}
+
+/// Emits `pub mod <soc>` with constant maps, `INFO`, and a register table in its docs.
+pub fn emit_soc(m: &Map, caps: &SocCaps, spaces: &[USpace], names: &TypeNames) -> TokenStream {
+    let md = format_ident!("{}", snake(&m.name.value));
+    let mut consts = TokenStream::new();
+    let mut info_fields = TokenStream::new();
+    for us in spaces {
+        let fname = ident(us.name);
+        let here = m.spaces.iter().find(|s| s.name.value == us.name);
+        let Some(space) = here else {
+            info_fields.extend(quote! { #fname: None, });
+            continue;
+        };
+        let mut fields = TokenStream::new();
+        for ub in &us.blocks {
+            let bname = ident(ub.name);
+            let v = match space.blocks.iter().find(|b| b.name.value == ub.name) {
+                None => quote!(None),
+                Some(b) => {
+                    let first = block_value(us.name, ub, b, b.base.value, names);
+                    let v = match &b.array {
+                        None => first,
+                        Some(a) => {
+                            let (s, c) = (hex(a.stride.value), num(a.count.value));
+                            quote!(crate::bus::BlockArray::new(#first, #s, #c))
+                        }
+                    };
+                    if ub.everywhere { v } else { quote!(Some(#v)) }
+                }
+            };
+            fields.extend(quote! { #bname: #v, });
+        }
+        let cname = format_ident!("{}", snake(us.name).to_uppercase());
+        let sty = space_map(us.name);
+        let cd = doc(&format!("Register map of space `{}` on {}, with constant offsets.", us.name, m.name.value));
+        consts.extend(quote! { #cd pub const #cname: crate::maps::#sty = crate::maps::#sty { #fields }; });
+        info_fields.extend(if us.everywhere { quote! { #fname: #cname, } } else { quote! { #fname: Some(#cname), } });
+    }
+    let name = m.name.value.as_str();
+    let description = m.description.as_str();
+    let compat: Vec<&str> = m.compatible.iter().map(|c| c.value.as_str()).collect();
+    let caps = caps_tokens(m, caps);
+    let module_doc = doc(&format!(
+        "{}{}\n\nCompatible: {}.{}\n\n{}",
+        m.name.value,
+        if m.description.is_empty() { String::new() } else { format!(": {}", m.description) },
+        compat.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", "),
+        if m.ancestors.is_empty() { String::new() } else { format!(" Extends `{}`.", m.ancestors.join("` -> `")) },
+        register_table(m)
+    ));
+    quote! {
+        #module_doc
+        pub mod #md {
+            #consts
+            #[doc = " Everything about this SoC; also reachable through [`crate::by_compatible`]."]
+            pub const INFO: crate::SocInfo = crate::SocInfo {
+                name: #name,
+                description: #description,
+                compatible: &[#(#compat),*],
+                caps: #caps,
+                #info_fields
+            };
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! Reading YAML files into the syntax tree, with parse errors as diagnostics.
+
+use crate::ast;
+use crate::source::{Diagnostic, FileId, Sources, Span};
+use std::path::Path;
+
+/// Largest file accepted; register maps are a few tens of KiB.
+const MAX_FILE_BYTES: usize = 4 << 20;
+
+/// Reads `path` into `sources`; a missing or unreadable file becomes a diagnostic.
+pub fn read_file(sources: &mut Sources, path: &Path) -> Result<FileId, Diagnostic> {
+    match std::fs::read(path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => Ok(sources.add(path, text)),
+            Err(e) => {
+                let id = sources.add(path, String::new());
+                Err(Diagnostic::error(
+                    Span::file_only(id),
+                    format!("{} is not UTF-8 text (invalid byte at offset {})", path.display(), e.utf8_error().valid_up_to()),
+                ))
+            }
+        },
+        Err(e) => {
+            let id = sources.add(path, String::new());
+            Err(Diagnostic::error(Span::file_only(id), format!("cannot read {}: {e}", path.display())))
+        }
+    }
+}
+
+/// Parses the text of file `id` as one register-language document.
+pub fn parse(sources: &Sources, id: FileId) -> Result<ast::File, Diagnostic> {
+    let text = &sources.get(id).text;
+    if text.len() > MAX_FILE_BYTES {
+        return Err(Diagnostic::error(
+            Span::file_only(id),
+            format!("file is {} bytes; register maps are limited to {MAX_FILE_BYTES}", text.len()),
+        ));
+    }
+    serde_saphyr::from_str::<ast::File>(text).map_err(|e| to_diagnostic(id, text, &e))
+}
+
+fn to_diagnostic(id: FileId, text: &str, e: &serde_saphyr::Error) -> Diagnostic {
+    let message = e.without_snippet().to_string();
+    // The parser's message ends with its own "at line X column Y"; our span carries that.
+    let message = match message.find(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message,
+    };
+    let message = message.lines().next().unwrap_or("malformed YAML").trim().to_string();
+    let span = match e.location() {
+        Some(loc) if loc.line() > 0 => {
+            let mut s = Span::from_location(id, &loc);
+            if s.start == 0 && s.end == 0 {
+                s.start = line_col_to_offset(text, s.line, s.col);
+                s.end = s.start;
+            }
+            s
+        }
+        _ => Span::file_only(id),
+    };
+    let mut d = Diagnostic::error(span, format!("malformed register map: {message}"));
+    if let Some(hint) = unknown_key_hint(&message) {
+        d = d.note(hint);
+    }
+    d
+}
+
+/// Keys known anywhere in the language, for "did you mean" on unknown keys.
+const KNOWN_KEYS: &[&str] = &[
+    "name", "abstract", "extends", "description", "spaces", "descriptors", "soc", "blocks", "base",
+    "array", "registers", "offset", "access", "reset", "fields", "bits", "enum", "count", "stride",
+    "size", "word", "compatible", "capabilities", "rx_checksum", "tx_queues", "rx_rings", "hw_lro",
+    "irq", "tx_descriptor", "rx_descriptor", "rings", "cold_reset", "shaper", "macs", "clocks",
+    "register", "mask", "rates", "speed", "man", "exp", "weight", "phy_modes", "lines", "shared",
+    "tx", "rx", "sram", "dram", "ring_size", "buffer_size", "max_segments", "timer_unit_us",
+    "age_time_us", "max_agg_time_us", "min_room", "dip_rules_per_mac",
+];
+
+fn unknown_key_hint(message: &str) -> Option<String> {
+    let start = message.find("unknown field `")? + "unknown field `".len();
+    let rest = &message[start..];
+    let key = &rest[..rest.find('`')?];
+    let best = KNOWN_KEYS.iter().map(|k| (edit_distance(key, k), *k)).min()?;
+    (best.0 <= 2 && best.0 < key.len()).then(|| format!("help: did you mean `{}`?", best.1))
+}
+
+/// Levenshtein distance, for suggestions.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn line_col_to_offset(text: &str, line: u32, col: u32) -> usize {
+    let mut off = 0;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line as usize {
+            return (off + col.saturating_sub(1) as usize).min(off + l.len());
+        }
+        off += l.len();
+    }
+    text.len()
+}

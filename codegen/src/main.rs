@@ -1,0 +1,194 @@
+//! The `ddgen` command line: check, generate and dump register maps.
+
+use clap::{Parser, Subcommand};
+use ddgen::caps::IrqLayout;
+use ddgen::{Project, Report};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The register maps bundled with the project.
+const BUNDLED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../regs");
+
+#[derive(Parser)]
+#[command(name = "ddgen", version, about = "Generate typed Rust register crates from YAML frame-engine maps")]
+#[command(after_help = "Without a command: check and generate the bundled SoCs (regs/*.yaml) and print a summary.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Validate register maps (default: the bundled regs/*.yaml).
+    Check {
+        /// YAML files; every map named in `extends` must be among them.
+        files: Vec<PathBuf>,
+        /// Treat warnings as errors.
+        #[arg(long)]
+        deny_warnings: bool,
+    },
+    /// Generate Rust for the given maps (default: the bundled ones).
+    Gen {
+        /// YAML files.
+        files: Vec<PathBuf>,
+        /// Write here instead of standard output.
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+    },
+    /// Print the resolved model of one map.
+    Dump {
+        /// Print JSON (the only format; required so the format is explicit).
+        #[arg(long, required = true)]
+        json: bool,
+        /// A SoC name from the bundled maps (`mt7621`), or a YAML file (its directory is loaded for `extends`).
+        soc_or_file: String,
+    },
+    /// Check and generate, then print a table of the SoCs (the default command).
+    Summary {
+        /// YAML files.
+        files: Vec<PathBuf>,
+    },
+}
+
+fn bundled_files() -> Result<Vec<PathBuf>, String> {
+    ddgen::yaml_files(Path::new(BUNDLED))
+}
+
+fn files_or_bundled(files: Vec<PathBuf>) -> Result<Vec<PathBuf>, String> {
+    if files.is_empty() { bundled_files() } else { Ok(files) }
+}
+
+fn print_report(r: &Report) {
+    let color = std::io::stderr().is_terminal();
+    let renderer = if color { annotate_snippets::Renderer::styled() } else { annotate_snippets::Renderer::plain() };
+    for d in &r.diagnostics {
+        eprintln!("{}\n", d.render_with(&r.sources, &renderer));
+    }
+    eprintln!("error: {} error(s); nothing was generated", r.error_count());
+}
+
+fn load(files: &[PathBuf]) -> Result<Project, ExitCode> {
+    ddgen::load(files).map_err(|r| {
+        print_report(&r);
+        ExitCode::from(1)
+    })
+}
+
+fn print_warnings(p: &Project) {
+    for w in &p.warnings {
+        eprintln!("{}\n", w.render(&p.sources));
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command.unwrap_or(Command::Summary { files: Vec::new() })) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => code,
+    }
+}
+
+fn usage(msg: String) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(2)
+}
+
+fn run(cmd: Command) -> Result<(), ExitCode> {
+    match cmd {
+        Command::Check { files, deny_warnings } => {
+            let files = files_or_bundled(files).map_err(usage)?;
+            let p = load(&files)?;
+            print_warnings(&p);
+            if deny_warnings && !p.warnings.is_empty() {
+                eprintln!("error: {} warning(s) denied by --deny-warnings", p.warnings.len());
+                return Err(ExitCode::from(1));
+            }
+            println!("ok: {} map(s), {} SoC(s), {} warning(s)", p.maps.len(), p.socs().count(), p.warnings.len());
+            Ok(())
+        }
+        Command::Gen { files, out } => {
+            let files = files_or_bundled(files).map_err(usage)?;
+            let p = load(&files)?;
+            print_warnings(&p);
+            let code = ddgen::generate(&p).file();
+            match out {
+                Some(path) => std::fs::write(&path, code).map_err(|e| usage(format!("cannot write {}: {e}", path.display())))?,
+                None => {
+                    let _ = std::io::stdout().write_all(code.as_bytes());
+                }
+            }
+            Ok(())
+        }
+        Command::Dump { json: _, soc_or_file } => {
+            let path = Path::new(&soc_or_file);
+            let (files, wanted) = if path.is_file() {
+                let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+                let mut files = ddgen::yaml_files(dir).map_err(usage)?;
+                if !files.iter().any(|f| f.file_name() == path.file_name()) {
+                    files.push(path.to_path_buf());
+                }
+                (files, None)
+            } else {
+                (bundled_files().map_err(usage)?, Some(soc_or_file.clone()))
+            };
+            let p = load(&files)?;
+            let found = p.maps.iter().zip(&p.caps).find(|(m, _)| match &wanted {
+                Some(name) => m.name.value == *name,
+                None => p.sources.path(m.file).file_name() == path.file_name(),
+            });
+            let Some((m, c)) = found else {
+                let names: Vec<&str> = p.maps.iter().map(|m| m.name.value.as_str()).collect();
+                return Err(usage(format!("no map named `{soc_or_file}`; known maps: {}", names.join(", "))));
+            };
+            let v = ddgen::dump::to_json(m, c.as_ref());
+            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            Ok(())
+        }
+        Command::Summary { files } => {
+            let files = files_or_bundled(files).map_err(usage)?;
+            let p = load(&files)?;
+            print_warnings(&p);
+            let g = ddgen::generate(&p);
+            summary(&p, &g);
+            Ok(())
+        }
+    }
+}
+
+fn summary(p: &Project, g: &ddgen::Generated) {
+    println!("ddgen: {} register map(s) checked, {} SoC(s) generated ({} lines of Rust)\n", p.maps.len(), p.socs().count(), g.lines());
+    println!("{:<8} {:<22} {:>5} {:>6} {:<7} {:<7} {:<16} {:>3} {:<24} {:<12} {:<14}", "SoC", "compatible", "regs", "fields", "tx desc", "rx desc", "rx csum mask", "txq", "hw lro", "irq", "rings");
+    for (m, c) in p.socs() {
+        let regs: usize = m.spaces.iter().flat_map(|s| &s.blocks).map(|b| b.registers.len()).sum();
+        let fields: usize = m.spaces.iter().flat_map(|s| &s.blocks).flat_map(|b| &b.registers).map(|r| r.fields.len()).sum();
+        let lro = match &c.hw_lro {
+            None => "none".to_string(),
+            Some(l) => format!("{} rings x{} segs {}B", l.rings, l.max_segments, l.buffer_size),
+        };
+        let irq = match c.irq {
+            IrqLayout::Shared(i) => format!("shared[{i}]/{}", c.irq_lines),
+            IrqLayout::Split { tx, rx } => format!("tx[{tx}] rx[{rx}]/{}", c.irq_lines),
+        };
+        let rings = c.sram.map_or("dram".to_string(), |o| format!("sram@{o:#x}"));
+        let compat = m.compatible.first().map(|c| c.value.as_str()).unwrap_or("");
+        println!(
+            "{:<8} {:<22} {:>5} {:>6} {:<7} {:<7} {:<16} {:>3} {:<24} {:<12} {:<14}",
+            m.name.value,
+            compat,
+            regs,
+            fields,
+            c.tx_descriptor,
+            c.rx_descriptor,
+            format!("{}@{:#x}", format_args!("{:#x}", c.rx_checksum.2), c.rx_checksum.0.offset),
+            c.tx_queues,
+            lro,
+            irq,
+            rings
+        );
+    }
+    for (name, code) in &g.socs {
+        println!("  module fe_regs::{name}: {} lines", code.lines().count());
+    }
+    println!("  shared types and maps: {} lines", g.shared.lines().count());
+}

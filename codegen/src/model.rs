@@ -1,0 +1,209 @@
+//! The resolved register model: one [`Map`] per YAML file after `extends` is applied.
+
+use crate::ast::{self, Access, Bits};
+use crate::source::{FileId, Sp, Span};
+use serde_saphyr::Spanned;
+
+/// A YAML value tagged with the file it came from.
+#[derive(Debug, Clone)]
+pub struct In<T> {
+    /// File that wrote the value.
+    pub file: FileId,
+    /// The value with its location.
+    pub value: Spanned<T>,
+}
+
+impl<T> In<T> {
+    /// The span of the value.
+    pub fn span(&self) -> Span {
+        Span::from_location(self.file, &self.value.referenced)
+    }
+}
+
+/// A resolved register map (a SoC, or an abstract base).
+#[derive(Debug, Clone)]
+pub struct Map {
+    /// Name (`mt7621`).
+    pub name: Sp<String>,
+    /// The file that defined this map.
+    pub file: FileId,
+    /// An abstract base: no SoC is generated for it.
+    pub is_abstract: bool,
+    /// The chain of maps this one derives from, nearest first.
+    pub ancestors: Vec<String>,
+    /// Human description.
+    pub description: String,
+    /// Address spaces.
+    pub spaces: Vec<Space>,
+    /// Descriptor layouts.
+    pub descriptors: Vec<Descriptor>,
+    /// Compatible strings (never inherited).
+    pub compatible: Vec<Sp<String>>,
+    /// Where the `soc:` section is (for "missing ..." errors), if any.
+    pub soc_span: Option<Span>,
+    /// Capabilities, each from the file that last set it.
+    pub caps: Caps,
+}
+
+/// Capabilities as merged over the `extends` chain.
+#[derive(Debug, Clone, Default)]
+pub struct Caps {
+    /// See [`ast::Capabilities::rx_checksum`].
+    pub rx_checksum: Option<In<ast::RegBits>>,
+    /// See [`ast::Capabilities::tx_queues`].
+    pub tx_queues: Option<In<u64>>,
+    /// See [`ast::Capabilities::rx_rings`].
+    pub rx_rings: Option<In<u64>>,
+    /// See [`ast::Capabilities::hw_lro`].
+    pub hw_lro: Option<In<ast::HwLroSpec>>,
+    /// See [`ast::Capabilities::irq`].
+    pub irq: Option<In<ast::Irq>>,
+    /// See [`ast::Capabilities::tx_descriptor`].
+    pub tx_descriptor: Option<In<String>>,
+    /// See [`ast::Capabilities::rx_descriptor`].
+    pub rx_descriptor: Option<In<String>>,
+    /// See [`ast::Capabilities::rings`].
+    pub rings: Option<In<ast::Rings>>,
+    /// See [`ast::Capabilities::cold_reset`].
+    pub cold_reset: Option<In<ast::RegMask>>,
+    /// See [`ast::Capabilities::shaper`].
+    pub shaper: Option<In<ast::Shaper>>,
+    /// See [`ast::Capabilities::macs`].
+    pub macs: Option<In<Vec<ast::Mac>>>,
+    /// See [`ast::Capabilities::clocks`].
+    pub clocks: Option<In<Vec<Spanned<String>>>>,
+}
+
+/// An address space.
+#[derive(Debug, Clone)]
+pub struct Space {
+    /// Name (`fe`, `ethsys`).
+    pub name: Sp<String>,
+    /// Human description.
+    pub description: String,
+    /// Blocks in source order.
+    pub blocks: Vec<Block>,
+}
+
+/// Repetition of a block or register.
+#[derive(Debug, Clone)]
+pub struct Array {
+    /// Number of elements.
+    pub count: Sp<u64>,
+    /// Bytes between elements.
+    pub stride: Sp<u64>,
+    /// The `array:` entry.
+    pub span: Span,
+}
+
+/// A block of registers.
+#[derive(Debug, Clone)]
+pub struct Block {
+    /// Name (`pdma`).
+    pub name: Sp<String>,
+    /// Offset in the space.
+    pub base: Sp<u64>,
+    /// Repetition, if any.
+    pub array: Option<Array>,
+    /// Human description.
+    pub description: String,
+    /// Registers in source order.
+    pub registers: Vec<Register>,
+}
+
+/// A 32-bit register.
+#[derive(Debug, Clone)]
+pub struct Register {
+    /// Name (`glo_cfg`).
+    pub name: Sp<String>,
+    /// Offset in the block.
+    pub offset: Sp<u64>,
+    /// Access kind.
+    pub access: Sp<Access>,
+    /// Value after reset.
+    pub reset: Sp<u64>,
+    /// Repetition, if any.
+    pub array: Option<Array>,
+    /// Human description.
+    pub description: String,
+    /// Fields in source order.
+    pub fields: Vec<Field>,
+}
+
+/// A register field.
+#[derive(Debug, Clone)]
+pub struct Field {
+    /// Name (`rx_dma_en`).
+    pub name: Sp<String>,
+    /// Bit range.
+    pub bits: Sp<Bits>,
+    /// Access written on the field, if any.
+    pub access_written: Option<Sp<Access>>,
+    /// Human description.
+    pub description: String,
+    /// Named values.
+    pub values: Vec<(Sp<String>, Sp<u64>)>,
+}
+
+impl Field {
+    /// The field's access: its own, else its register's.
+    pub fn access(&self, reg: &Register) -> Access {
+        self.access_written.as_ref().map(|a| a.value).unwrap_or(reg.access.value)
+    }
+    /// Mask of the field's bits in the register.
+    pub fn mask(&self) -> u64 {
+        mask(self.bits.value)
+    }
+}
+
+/// The mask of a bit range (in a u64, so widths up to 63 are safe).
+pub fn mask(bits: Bits) -> u64 {
+    let w = bits.width.min(63);
+    ((1u64 << w) - 1) << bits.lsb.min(63)
+}
+
+/// A DMA descriptor layout.
+#[derive(Debug, Clone)]
+pub struct Descriptor {
+    /// Name (`tx_v1`).
+    pub name: Sp<String>,
+    /// Size in bytes.
+    pub size: Sp<u64>,
+    /// Human description.
+    pub description: String,
+    /// Fields in source order.
+    pub fields: Vec<DescField>,
+}
+
+/// A descriptor field.
+#[derive(Debug, Clone)]
+pub struct DescField {
+    /// Name (`plen0`).
+    pub name: Sp<String>,
+    /// Word index.
+    pub word: Sp<u64>,
+    /// Bits in the word.
+    pub bits: Sp<Bits>,
+    /// Human description.
+    pub description: String,
+}
+
+impl Map {
+    /// Finds a register by `space.block.register`.
+    pub fn find_register(&self, path: &str) -> Option<(&Space, &Block, &Register)> {
+        let mut it = path.split('.');
+        let (s, b, r) = (it.next()?, it.next()?, it.next()?);
+        if it.next().is_some() {
+            return None;
+        }
+        let space = self.spaces.iter().find(|x| *x.name == s)?;
+        let block = space.blocks.iter().find(|x| *x.name == b)?;
+        let reg = block.registers.iter().find(|x| *x.name == r)?;
+        Some((space, block, reg))
+    }
+
+    /// Finds a descriptor layout by name.
+    pub fn find_descriptor(&self, name: &str) -> Option<&Descriptor> {
+        self.descriptors.iter().find(|d| *d.name == name)
+    }
+}

@@ -1,0 +1,389 @@
+//! Resolving `extends`: each file becomes a complete [`Map`] by overlaying it on its base.
+//!
+//! Rules: an item whose name exists in the base is an override (what it gives replaces, what it
+//! omits is kept, children merge by name); a new item must be complete (a block needs `base`, a
+//! register `offset`, a field `bits`, a layout `size`, a descriptor field `word` and `bits`), so an
+//! incomplete item that matches nothing is reported as an override of something that does not
+//! exist. Compatible strings and `abstract` are never inherited.
+
+use crate::ast::{self, Access, Named};
+use crate::load::edit_distance;
+use crate::model::{self, Array, Block, Caps, DescField, Descriptor, Field, In, Map, Register, Space};
+use crate::source::{Diagnostic, FileId, Sp, Span};
+use serde_saphyr::Spanned;
+use std::collections::HashMap;
+
+fn sp<T: Clone>(file: FileId, s: &Spanned<T>) -> Sp<T> {
+    Sp::new(s.value.clone(), Span::from_location(file, &s.referenced))
+}
+
+fn inn<T: Clone>(file: FileId, s: &Spanned<T>) -> In<T> {
+    In { file, value: s.clone() }
+}
+
+fn desc(d: &Option<String>) -> String {
+    d.as_deref().unwrap_or("").trim().to_string()
+}
+
+/// Resolves every parsed file; returns the maps that resolved and the diagnostics of those that did not.
+pub fn resolve_all(files: &[(FileId, ast::File)]) -> (Vec<Map>, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let mut by_name: HashMap<&str, usize> = HashMap::new();
+    for (i, (fid, f)) in files.iter().enumerate() {
+        if let Some(&j) = by_name.get(f.name.value.as_str()) {
+            let (ofid, of) = &files[j];
+            diags.push(
+                Diagnostic::error(sp(*fid, &f.name).span, format!("a map named `{}` is already defined", f.name.value))
+                    .label("second definition")
+                    .with(sp(*ofid, &of.name).span, "first defined here"),
+            );
+        } else {
+            by_name.insert(&f.name.value, i);
+        }
+    }
+    let mut done: HashMap<usize, Option<Map>> = HashMap::new();
+    let mut out = Vec::new();
+    for i in 0..files.len() {
+        if by_name.get(files[i].1.name.value.as_str()) != Some(&i) {
+            continue;
+        }
+        let mut stack = Vec::new();
+        if let Some(m) = resolve_one(i, files, &by_name, &mut done, &mut stack, &mut diags) {
+            out.push(m);
+        }
+    }
+    (out, diags)
+}
+
+fn resolve_one(
+    i: usize,
+    files: &[(FileId, ast::File)],
+    by_name: &HashMap<&str, usize>,
+    done: &mut HashMap<usize, Option<Map>>,
+    stack: &mut Vec<usize>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Map> {
+    if let Some(m) = done.get(&i) {
+        return m.clone();
+    }
+    let (fid, file) = &files[i];
+    stack.push(i);
+    let base = match &file.extends {
+        None => None,
+        Some(ext) => match by_name.get(ext.value.as_str()) {
+            None => {
+                let mut d = Diagnostic::error(sp(*fid, ext).span, format!("`{}` extends unknown map `{}`", file.name.value, ext.value))
+                    .label("no map of this name was loaded");
+                let names: Vec<&str> = by_name.keys().copied().collect();
+                if let Some(s) = suggest(&ext.value, names.iter().copied()) {
+                    d = d.note(format!("help: did you mean `{s}`?"));
+                }
+                diags.push(d.note("every map that is extended must be passed in the same run"));
+                stack.pop();
+                done.insert(i, None);
+                return None;
+            }
+            Some(&j) if stack.contains(&j) => {
+                let pos = stack.iter().position(|&x| x == j).unwrap_or(0);
+                let chain: Vec<&str> = stack[pos..].iter().map(|&k| files[k].1.name.value.as_str()).chain([ext.value.as_str()]).collect();
+                diags.push(
+                    Diagnostic::error(sp(*fid, ext).span, format!("cyclic `extends`: {}", chain.join(" -> ")))
+                        .label("this closes the cycle"),
+                );
+                stack.pop();
+                done.insert(i, None);
+                return None;
+            }
+            Some(&j) => match resolve_one(j, files, by_name, done, stack, diags) {
+                Some(m) => Some(m),
+                None => {
+                    stack.pop();
+                    done.insert(i, None);
+                    return None;
+                }
+            },
+        },
+    };
+    stack.pop();
+    let before = diags.len();
+    let map = overlay(*fid, file, base, diags);
+    let result = (diags.len() == before).then_some(map);
+    done.insert(i, result.clone());
+    result
+}
+
+/// Suggests the closest of `names` to `wanted`, if close enough.
+pub fn suggest<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    names
+        .map(|n| (edit_distance(wanted, n), n))
+        .filter(|(d, n)| *d <= 2.max(wanted.len() / 3) && *d < n.len().max(wanted.len()))
+        .min()
+        .map(|(_, n)| n)
+}
+
+fn missing_override(kind: &str, name: &Sp<String>, parent: &str, base: &str, siblings: Vec<&str>, needs: &str) -> Diagnostic {
+    let mut d = Diagnostic::error(
+        name.span,
+        format!("{kind} `{}` overrides nothing: {parent} has no {kind} of that name in `{base}`", name.value),
+    )
+    .label(format!("a new {kind} needs `{needs}`"));
+    if let Some(s) = suggest(&name.value, siblings.into_iter()) {
+        d = d.note(format!("help: did you mean `{s}`?"));
+    }
+    d
+}
+
+fn overlay(fid: FileId, file: &ast::File, base: Option<Map>, diags: &mut Vec<Diagnostic>) -> Map {
+    let base_name = base.as_ref().map(|b| b.name.value.clone()).unwrap_or_default();
+    let mut map = match base {
+        Some(b) => {
+            let mut ancestors = vec![b.name.value.clone()];
+            ancestors.extend(b.ancestors.iter().cloned());
+            Map {
+                name: sp(fid, &file.name),
+                file: fid,
+                is_abstract: file.is_abstract,
+                ancestors,
+                description: b.description,
+                spaces: b.spaces,
+                descriptors: b.descriptors,
+                compatible: Vec::new(),
+                soc_span: None,
+                caps: b.caps,
+            }
+        }
+        None => Map {
+            name: sp(fid, &file.name),
+            file: fid,
+            is_abstract: file.is_abstract,
+            ancestors: Vec::new(),
+            description: String::new(),
+            spaces: Vec::new(),
+            descriptors: Vec::new(),
+            compatible: Vec::new(),
+            soc_span: None,
+            caps: Caps::default(),
+        },
+    };
+    if file.description.is_some() {
+        map.description = desc(&file.description);
+    }
+    let base_label = if base_name.is_empty() { map.name.value.clone() } else { base_name };
+    for (name, s) in file.spaces.iter() {
+        let name = sp(fid, name);
+        let space = match map.spaces.iter_mut().find(|x| x.name.value == name.value) {
+            Some(x) => x,
+            None => {
+                map.spaces.push(Space { name: name.clone(), description: String::new(), blocks: Vec::new() });
+                map.spaces.last_mut().expect("just pushed")
+            }
+        };
+        if s.description.is_some() {
+            space.description = desc(&s.description);
+        }
+        overlay_blocks(fid, &s.blocks, space, &base_label, diags);
+    }
+    overlay_descriptors(fid, &file.descriptors, &mut map.descriptors, &base_label, diags);
+    if let Some(soc) = &file.soc {
+        map.soc_span = Some(Span::from_location(fid, &soc.referenced));
+        if let Some(c) = &soc.value.compatible {
+            map.compatible = c.iter().map(|s| sp(fid, s)).collect();
+        }
+        overlay_caps(fid, &soc.value.capabilities, &mut map.caps);
+    }
+    map
+}
+
+fn overlay_blocks(fid: FileId, blocks: &Named<ast::Block>, space: &mut Space, base: &str, diags: &mut Vec<Diagnostic>) {
+    for (name, b) in blocks.iter() {
+        let name = sp(fid, name);
+        let idx = space.blocks.iter().position(|x| x.name.value == name.value);
+        let block = match idx {
+            Some(i) => &mut space.blocks[i],
+            None => match &b.base {
+                Some(bs) => {
+                    space.blocks.push(Block {
+                        name: name.clone(),
+                        base: sp(fid, bs),
+                        array: None,
+                        description: String::new(),
+                        registers: Vec::new(),
+                    });
+                    space.blocks.last_mut().expect("just pushed")
+                }
+                None => {
+                    let siblings = space.blocks.iter().map(|x| x.name.value.as_str()).collect();
+                    diags.push(missing_override("block", &name, &format!("space `{}`", space.name.value), base, siblings, "base"));
+                    continue;
+                }
+            },
+        };
+        if let Some(bs) = &b.base {
+            block.base = sp(fid, bs);
+        }
+        if let Some(a) = &b.array {
+            block.array = Some(array(fid, a));
+        }
+        if b.description.is_some() {
+            block.description = desc(&b.description);
+        }
+        overlay_registers(fid, &b.registers, block, base, diags);
+    }
+}
+
+fn array(fid: FileId, a: &Spanned<ast::Array>) -> Array {
+    Array {
+        count: sp(fid, &a.value.count),
+        stride: sp(fid, &a.value.stride),
+        span: Span::from_location(fid, &a.referenced),
+    }
+}
+
+fn overlay_registers(fid: FileId, regs: &Named<ast::Register>, block: &mut Block, base: &str, diags: &mut Vec<Diagnostic>) {
+    for (name, r) in regs.iter() {
+        let name = sp(fid, name);
+        let idx = block.registers.iter().position(|x| x.name.value == name.value);
+        let reg = match idx {
+            Some(i) => &mut block.registers[i],
+            None => match &r.offset {
+                Some(off) => {
+                    block.registers.push(Register {
+                        name: name.clone(),
+                        offset: sp(fid, off),
+                        access: Sp::new(Access::Rw, name.span),
+                        reset: Sp::new(0, name.span),
+                        array: None,
+                        description: String::new(),
+                        fields: Vec::new(),
+                    });
+                    block.registers.last_mut().expect("just pushed")
+                }
+                None => {
+                    let siblings = block.registers.iter().map(|x| x.name.value.as_str()).collect();
+                    diags.push(missing_override("register", &name, &format!("block `{}`", block.name.value), base, siblings, "offset"));
+                    continue;
+                }
+            },
+        };
+        if let Some(o) = &r.offset {
+            reg.offset = sp(fid, o);
+        }
+        if let Some(a) = &r.access {
+            reg.access = sp(fid, a);
+        }
+        if let Some(v) = &r.reset {
+            reg.reset = sp(fid, v);
+        }
+        if let Some(a) = &r.array {
+            reg.array = Some(array(fid, a));
+        }
+        if r.description.is_some() {
+            reg.description = desc(&r.description);
+        }
+        for (fname, f) in r.fields.iter() {
+            let fname = sp(fid, fname);
+            let fidx = reg.fields.iter().position(|x| x.name.value == fname.value);
+            let field = match fidx {
+                Some(i) => &mut reg.fields[i],
+                None => match &f.bits {
+                    Some(bits) => {
+                        reg.fields.push(Field {
+                            name: fname.clone(),
+                            bits: sp(fid, bits),
+                            access_written: None,
+                            description: String::new(),
+                            values: Vec::new(),
+                        });
+                        reg.fields.last_mut().expect("just pushed")
+                    }
+                    None => {
+                        let siblings = reg.fields.iter().map(|x| x.name.value.as_str()).collect();
+                        diags.push(missing_override("field", &fname, &format!("register `{}`", reg.name.value), base, siblings, "bits"));
+                        continue;
+                    }
+                },
+            };
+            if let Some(b) = &f.bits {
+                field.bits = sp(fid, b);
+            }
+            if let Some(a) = &f.access {
+                field.access_written = Some(sp(fid, a));
+            }
+            if f.description.is_some() {
+                field.description = desc(&f.description);
+            }
+            if let Some(vals) = &f.values {
+                field.values = vals.iter().map(|(k, v)| (sp(fid, k), sp(fid, v))).collect();
+            }
+        }
+    }
+}
+
+fn overlay_descriptors(fid: FileId, descs: &Named<ast::Descriptor>, out: &mut Vec<Descriptor>, base: &str, diags: &mut Vec<Diagnostic>) {
+    for (name, d) in descs.iter() {
+        let name = sp(fid, name);
+        let idx = out.iter().position(|x| x.name.value == name.value);
+        let layout = match idx {
+            Some(i) => &mut out[i],
+            None => match &d.size {
+                Some(size) => {
+                    out.push(Descriptor { name: name.clone(), size: sp(fid, size), description: String::new(), fields: Vec::new() });
+                    out.last_mut().expect("just pushed")
+                }
+                None => {
+                    let siblings = out.iter().map(|x| x.name.value.as_str()).collect();
+                    diags.push(missing_override("descriptor", &name, "the map", base, siblings, "size"));
+                    continue;
+                }
+            },
+        };
+        if let Some(s) = &d.size {
+            layout.size = sp(fid, s);
+        }
+        if d.description.is_some() {
+            layout.description = desc(&d.description);
+        }
+        for (fname, f) in d.fields.iter() {
+            let fname = sp(fid, fname);
+            let fidx = layout.fields.iter().position(|x| x.name.value == fname.value);
+            match (fidx, &f.word, &f.bits) {
+                (Some(i), _, _) => {
+                    let field = &mut layout.fields[i];
+                    if let Some(w) = &f.word {
+                        field.word = sp(fid, w);
+                    }
+                    if let Some(b) = &f.bits {
+                        field.bits = sp(fid, b);
+                    }
+                    if f.description.is_some() {
+                        field.description = desc(&f.description);
+                    }
+                }
+                (None, Some(w), Some(b)) => layout.fields.push(DescField {
+                    name: fname,
+                    word: sp(fid, w),
+                    bits: sp(fid, b),
+                    description: desc(&f.description),
+                }),
+                (None, _, _) => {
+                    let siblings = layout.fields.iter().map(|x| x.name.value.as_str()).collect();
+                    diags.push(missing_override("descriptor field", &fname, &format!("layout `{}`", layout.name.value), base, siblings, "word` and `bits"));
+                }
+            }
+        }
+    }
+}
+
+fn overlay_caps(fid: FileId, c: &ast::Capabilities, caps: &mut Caps) {
+    macro_rules! take {
+        ($($f:ident),*) => {$(
+            if let Some(v) = &c.$f {
+                caps.$f = Some(inn(fid, v));
+            }
+        )*};
+    }
+    take!(rx_checksum, tx_queues, rx_rings, hw_lro, irq, tx_descriptor, rx_descriptor, rings, cold_reset, shaper, macs, clocks);
+}
+
+/// Re-exported for passes that need a field's mask.
+pub use model::mask;

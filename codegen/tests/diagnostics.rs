@@ -1,0 +1,215 @@
+//! Bad-input cases: one per validation rule, each with its rendered diagnostic as a snapshot.
+//!
+//! Every case starts from `fixtures/mini/mt9999.yaml` (a complete small SoC that validates) and
+//! breaks one thing, so each snapshot shows exactly one rule firing.
+
+use std::path::Path;
+
+const GOOD: &str = include_str!("fixtures/mini/mt9999.yaml");
+
+fn settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("../snapshots/diagnostics"));
+    s.set_prepend_module_to_snapshot(false);
+    s.set_omit_expression(true);
+    s
+}
+
+/// `GOOD` with `from` replaced by `to` (which must occur).
+fn edit(from: &str, to: &str) -> String {
+    assert!(GOOD.contains(from), "fixture does not contain {from:?}");
+    GOOD.replacen(from, to, 1)
+}
+
+/// Loads `files`, expects failure, and snapshots the rendered diagnostics under `name`.
+fn fails(name: &str, files: &[(&str, &str)]) -> String {
+    let report = match ddgen::load_texts(files) {
+        Ok(_) => panic!("case `{name}` was accepted"),
+        Err(r) => r,
+    };
+    assert!(report.error_count() > 0);
+    let text = report.render();
+    settings().bind(|| insta::assert_snapshot!(name, text));
+    text
+}
+
+#[test]
+fn good_fixture_validates() {
+    let p = ddgen::load_texts(&[("mt9999.yaml", GOOD)]).unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!(p.socs().count(), 1);
+}
+
+#[test]
+fn malformed_yaml() {
+    let t = fails("malformed_yaml", &[("bad.yaml", "name: x\nspaces: {fe: [\n")]);
+    assert!(t.contains("bad.yaml:"));
+}
+
+#[test]
+fn unknown_key_with_suggestion() {
+    let t = fails("unknown_key", &[("mt9999.yaml", &edit("offset: 0x204", "ofset: 0x204"))]);
+    assert!(t.contains("mt9999.yaml:") && t.contains("did you mean `offset`"), "{t}");
+}
+
+#[test]
+fn unknown_access_kind() {
+    let t = fails("unknown_access", &[("mt9999.yaml", &edit("access: rw ", "access: rx "))]);
+    assert!(t.contains("mt9999.yaml:"), "{t}");
+}
+
+#[test]
+fn reversed_bit_range() {
+    let t = fails("reversed_bits", &[("mt9999.yaml", &edit("bits: \"5:4\"", "bits: \"4:5\""))]);
+    assert!(t.contains("reversed"), "{t}");
+}
+
+#[test]
+fn field_outside_register() {
+    let t = fails("field_outside_register", &[("mt9999.yaml", &edit("rx_done: {bits: 30}", "rx_done: {bits: \"33:30\"}"))]);
+    assert!(t.contains("outside the 32-bit register"), "{t}");
+}
+
+#[test]
+fn overlapping_fields() {
+    let t = fails("overlapping_fields", &[("mt9999.yaml", &edit("rx_dma_en: {bits: 2}", "rx_dma_en: {bits: 1}"))]);
+    assert!(t.contains("overlap"), "{t}");
+}
+
+#[test]
+fn overlapping_registers_in_array() {
+    // rx_ptr[2] is at 0x920; put glo_cfg there.
+    let t = fails("overlapping_registers", &[("mt9999.yaml", &edit("offset: 0x204", "offset: 0x120"))]);
+    assert!(t.contains("pdma.rx_ptr[2]") && t.contains("pdma.glo_cfg"), "{t}");
+}
+
+#[test]
+fn unaligned_offset() {
+    let t = fails("unaligned_offset", &[("mt9999.yaml", &edit("offset: 0x204", "offset: 0x206"))]);
+    assert!(t.contains("not 4-byte aligned"), "{t}");
+}
+
+#[test]
+fn array_stride_smaller_than_element() {
+    let t = fails("array_stride_too_small", &[("mt9999.yaml", &edit("array: {count: 4, stride: 0x10}", "array: {count: 4, stride: 0x2}"))]);
+    assert!(t.contains("smaller than one element"), "{t}");
+}
+
+#[test]
+fn enum_value_too_wide() {
+    let t = fails("enum_value_too_wide", &[("mt9999.yaml", &edit("dw32: 3", "dw32: 4"))]);
+    assert!(t.contains("does not fit"), "{t}");
+}
+
+#[test]
+fn reset_too_wide() {
+    let t = fails("reset_too_wide", &[("mt9999.yaml", &edit("reset: 0x00000000", "reset: 0x100000000"))]);
+    assert!(t.contains("wider than 32 bits"), "{t}");
+}
+
+#[test]
+fn descriptor_field_past_size() {
+    let t = fails("descriptor_field_past_size", &[("mt9999.yaml", &edit("l4_valid: {word: 3, bits: 24}", "l4_valid: {word: 4, bits: 24}"))]);
+    assert!(t.contains("past the end"), "{t}");
+}
+
+#[test]
+fn soc_without_compatible() {
+    let t = fails("soc_without_compatible", &[("mt9999.yaml", &edit("  compatible: [\"vendor,mt9999-eth\"]\n", ""))]);
+    assert!(t.contains("no compatible string"), "{t}");
+}
+
+#[test]
+fn soc_missing_capability() {
+    let t = fails("soc_missing_capability", &[("mt9999.yaml", &edit("    tx_queues: 16\n", ""))]);
+    assert!(t.contains("lacks capabilities: tx_queues"), "{t}");
+}
+
+#[test]
+fn compatible_claimed_twice() {
+    let other = GOOD.replacen("name: mt9999", "name: mt9998", 1);
+    let t = fails("compatible_claimed_twice", &[("mt9999.yaml", GOOD), ("mt9998.yaml", &other)]);
+    assert!(t.contains("claimed by both"), "{t}");
+}
+
+#[test]
+fn duplicate_map_name() {
+    let t = fails("duplicate_map_name", &[("a.yaml", GOOD), ("b.yaml", GOOD)]);
+    assert!(t.contains("already defined"), "{t}");
+}
+
+#[test]
+fn extends_unknown_map() {
+    let t = fails("extends_unknown", &[("mt9999.yaml", &edit("description: Example frame engine\n", "description: Example frame engine\nextends: netsys-v2\n"))]);
+    assert!(t.contains("unknown map `netsys-v2`"), "{t}");
+}
+
+#[test]
+fn extends_cycle() {
+    let a = "name: a\nabstract: true\nextends: b\n";
+    let b = "name: b\nabstract: true\nextends: a\n";
+    let t = fails("extends_cycle", &[("a.yaml", a), ("b.yaml", b)]);
+    assert!(t.contains("cyclic `extends`"), "{t}");
+}
+
+#[test]
+fn override_of_nothing() {
+    let base = GOOD.replacen("name: mt9999", "name: base\nabstract: true", 1).replacen("  compatible: [\"vendor,mt9999-eth\"]\n", "", 1);
+    let derived = "name: mt9999\nextends: base\nspaces:\n  fe:\n    blocks:\n      pdma:\n        registers:\n          glo_cgf: {reset: 1}\nsoc:\n  compatible: [\"vendor,mt9999-eth\"]\n";
+    let t = fails("override_of_nothing", &[("base.yaml", &base), ("mt9999.yaml", derived)]);
+    assert!(t.contains("overrides nothing") && t.contains("did you mean `glo_cfg`"), "{t}");
+}
+
+#[test]
+fn layout_differs_between_socs() {
+    let other = GOOD.replacen("name: mt9999", "name: mt9998", 1).replacen("mt9999-eth", "mt9998-eth", 1).replacen("rx_dma_en: {bits: 2}", "rx_dma_en: {bits: 3}", 1);
+    let t = fails("layout_differs", &[("mt9999.yaml", GOOD), ("mt9998.yaml", &other)]);
+    assert!(t.contains("different fields"), "{t}");
+}
+
+#[test]
+fn capability_names_unknown_register() {
+    let t = fails("capability_unknown_register", &[("mt9999.yaml", &edit("register: fe.gdma.fwd_cfg", "register: fe.gdma.fwd_cgf"))]);
+    assert!(t.contains("does not have") && t.contains("did you mean `fe.gdma.fwd_cfg`"), "{t}");
+}
+
+#[test]
+fn capability_irq_out_of_range() {
+    let t = fails("capability_irq_out_of_range", &[("mt9999.yaml", &edit("irq: {lines: 1, shared: 0}", "irq: {lines: 1, shared: 1}"))]);
+    assert!(t.contains("out of range"), "{t}");
+}
+
+#[test]
+fn capability_unknown_descriptor() {
+    let t = fails("capability_unknown_descriptor", &[("mt9999.yaml", &edit("tx_descriptor: tx_v1", "tx_descriptor: tx_v3"))]);
+    assert!(t.contains("no descriptor layout named `tx_v3`"), "{t}");
+}
+
+#[test]
+fn capability_unknown_phy_mode() {
+    let t = fails("capability_unknown_phy_mode", &[("mt9999.yaml", &edit("phy_modes: [rgmii, trgmii]", "phy_modes: [rgmi, trgmii]"))]);
+    assert!(t.contains("unknown phy mode") && t.contains("did you mean `rgmii`"), "{t}");
+}
+
+#[test]
+fn missing_file_is_named() {
+    let r = ddgen::load(&["/nonexistent/mt0000.yaml".into()]).expect_err("missing file");
+    assert!(r.render().contains("/nonexistent/mt0000.yaml"), "{}", r.render());
+}
+
+#[test]
+fn every_pass_has_a_case() {
+    // Keep this list in step with validate::pass_names(): each rule is exercised above.
+    let covered = [
+        "offsets_aligned", "arrays_valid", "fields_fit", "fields_disjoint", "values_fit", "registers_disjoint",
+        "descriptor_fields_fit", "descriptors_disjoint", "soc_complete", "compatibles_unique", "layouts_shared",
+    ];
+    for p in ddgen::validate::pass_names() {
+        assert!(covered.contains(&p), "validation pass `{p}` has no bad-input case");
+    }
+}
+
+#[test]
+fn overlapping_descriptor_fields() {
+    let t = fails("overlapping_descriptor_fields", &[("mt9999.yaml", &edit("owner_cpu: {word: 2, bits: 31}", "owner_cpu: {word: 2, bits: 29}"))]);
+    assert!(t.contains("of descriptor `tx_v1` overlap"), "{t}");
+}

@@ -1,0 +1,61 @@
+//! Snapshots of the generated code and the JSON dump for every bundled SoC.
+//!
+//! A codegen change shows up as a reviewable diff under `snapshots/`; CI (which sets `CI=true`)
+//! fails on any mismatch instead of writing new snapshots. Bless changes with `cargo insta review`.
+
+use std::path::Path;
+
+fn bundled() -> ddgen::Project {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../regs");
+    let files = ddgen::yaml_files(&dir).expect("bundled maps");
+    match ddgen::load(&files) {
+        Ok(p) => p,
+        Err(r) => panic!("bundled maps do not validate:\n{r}"),
+    }
+}
+
+fn settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("../snapshots"));
+    s.set_prepend_module_to_snapshot(false);
+    s.set_omit_expression(true);
+    s
+}
+
+#[test]
+fn generated_code_per_soc() {
+    let p = bundled();
+    let g = ddgen::generate(&p);
+    assert!(g.socs.len() >= 3, "expected the three bundled SoCs, got {:?}", g.socs.iter().map(|s| &s.0).collect::<Vec<_>>());
+    settings().bind(|| {
+        insta::assert_snapshot!("shared", g.shared);
+        for (soc, code) in &g.socs {
+            insta::assert_snapshot!(format!("soc_{soc}"), code);
+        }
+    });
+}
+
+#[test]
+fn json_dump_per_map() {
+    let p = bundled();
+    settings().bind(|| {
+        for (m, c) in p.maps.iter().zip(&p.caps) {
+            let v = ddgen::dump::to_json(m, c.as_ref());
+            insta::assert_snapshot!(format!("dump_{}", m.name.value), serde_json::to_string_pretty(&v).unwrap());
+        }
+    });
+}
+
+#[test]
+fn generation_is_deterministic() {
+    let a = ddgen::generate(&bundled()).file();
+    let b = ddgen::generate(&bundled()).file();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn generated_file_parses_as_rust() {
+    let code = ddgen::generate(&bundled()).file();
+    assert!(!code.contains("compile_error!"), "the emitter produced tokens that do not parse");
+    syn::parse_file(&code).expect("generated code parses");
+}

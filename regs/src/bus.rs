@@ -1,0 +1,282 @@
+//! The bus abstraction and typed register handles shared by every generated map.
+//!
+//! A [`Bus`] reads and writes 32-bit words at byte offsets of one address space. A register is
+//! described by a [`RegSpec`] (offset, reset value, value type, access kind) that the generated
+//! maps hold as data; `spec.on(bus)` gives a [`Reg`] handle that does the access.
+
+use core::marker::PhantomData;
+
+/// 32-bit access to one address space, at byte offsets from its base.
+pub trait Bus {
+    /// Reads the word at `offset`.
+    fn read32(&self, offset: usize) -> u32;
+    /// Writes the word at `offset`.
+    fn write32(&self, offset: usize, value: u32);
+}
+
+impl<B: Bus + ?Sized> Bus for &B {
+    #[inline(always)]
+    fn read32(&self, offset: usize) -> u32 {
+        (**self).read32(offset)
+    }
+    #[inline(always)]
+    fn write32(&self, offset: usize, value: u32) {
+        (**self).write32(offset, value)
+    }
+}
+
+/// A register value type (generated): raw bits plus the mask of its write-1-to-clear bits.
+pub trait Value: Copy {
+    /// Bits that clear when written as 1; `modify` writes them back as 0.
+    const W1C_MASK: u32;
+    /// Wraps raw bits.
+    fn from_bits(bits: u32) -> Self;
+    /// The raw bits.
+    fn to_bits(self) -> u32;
+}
+
+/// Access kinds of registers, as marker types.
+pub trait Access: Copy {}
+/// Registers whose value can be read.
+pub trait Readable: Access {}
+/// Registers that accept writes.
+pub trait Writable: Access {}
+
+macro_rules! access {
+    ($($(#[$m:meta])* $name:ident: $($tr:ident),*;)*) => {$(
+        $(#[$m])*
+        #[derive(Copy, Clone, Debug)]
+        pub struct $name;
+        impl Access for $name {}
+        $(impl $tr for $name {})*
+    )*};
+}
+
+access! {
+    /// Read-only register.
+    Ro: Readable;
+    /// Write-only register.
+    Wo: Writable;
+    /// Read-write register.
+    Rw: Readable, Writable;
+    /// Register of write-1-to-clear status bits.
+    W1c: Readable, Writable;
+    /// Read-to-clear register (counters).
+    Rc: Readable;
+}
+
+/// Where a register is and what it holds: offset in its space, reset value, value and access types.
+#[derive(Debug)]
+pub struct RegSpec<T, A> {
+    offset: u32,
+    reset: T,
+    _access: PhantomData<A>,
+}
+
+impl<T: Copy, A> Clone for RegSpec<T, A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Copy, A> Copy for RegSpec<T, A> {}
+
+impl<T: Copy, A> RegSpec<T, A> {
+    /// A register at `offset` whose value after reset is `reset`.
+    #[must_use]
+    pub const fn new(offset: u32, reset: T) -> Self {
+        RegSpec { offset, reset, _access: PhantomData }
+    }
+    /// Byte offset in its space.
+    #[must_use]
+    pub const fn offset(&self) -> u32 {
+        self.offset
+    }
+    /// The value after reset.
+    #[must_use]
+    pub const fn reset(&self) -> T {
+        self.reset
+    }
+    /// A handle that accesses this register through `bus`.
+    #[inline(always)]
+    pub const fn on<B: Bus>(self, bus: B) -> Reg<B, T, A> {
+        Reg { bus, offset: self.offset as usize, _t: PhantomData }
+    }
+}
+
+/// A register array (rings, queues): element `i` is at `first + i * stride`.
+#[derive(Debug)]
+pub struct RegArray<T, A> {
+    first: RegSpec<T, A>,
+    stride: u32,
+    len: u16,
+}
+
+impl<T: Copy, A> Clone for RegArray<T, A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Copy, A> Copy for RegArray<T, A> {}
+
+impl<T: Copy, A> RegArray<T, A> {
+    /// `len` registers starting at `first`, `stride` bytes apart.
+    #[must_use]
+    pub const fn new(first: RegSpec<T, A>, stride: u32, len: u16) -> Self {
+        RegArray { first, stride, len }
+    }
+    /// Number of elements.
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.len as usize
+    }
+    /// Whether the array has no elements (never true for a generated map).
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Bytes between elements.
+    #[must_use]
+    pub const fn stride(&self) -> u32 {
+        self.stride
+    }
+    /// Element `i`, or `None` when `i` is out of range.
+    #[inline(always)]
+    #[must_use]
+    pub const fn at(&self, i: usize) -> Option<RegSpec<T, A>> {
+        if i < self.len as usize {
+            Some(RegSpec::new(self.first.offset + self.stride * i as u32, self.first.reset))
+        } else {
+            None
+        }
+    }
+}
+
+/// Moves a map by a byte distance (used to reach element `i` of an arrayed block).
+pub trait Relocate: Copy {
+    /// The same map, `delta` bytes further.
+    fn relocate(self, delta: u32) -> Self;
+}
+
+impl<T: Copy, A> Relocate for RegSpec<T, A> {
+    #[inline(always)]
+    fn relocate(self, delta: u32) -> Self {
+        RegSpec::new(self.offset + delta, self.reset)
+    }
+}
+
+impl<T: Copy, A> Relocate for RegArray<T, A> {
+    #[inline(always)]
+    fn relocate(self, delta: u32) -> Self {
+        RegArray { first: self.first.relocate(delta), ..self }
+    }
+}
+
+impl<M: Relocate> Relocate for Option<M> {
+    #[inline(always)]
+    fn relocate(self, delta: u32) -> Self {
+        self.map(|m| m.relocate(delta))
+    }
+}
+
+/// An arrayed block (per-MAC GDMA, MAC, MIB): element `i` is the first block moved by `i * stride`.
+#[derive(Copy, Clone, Debug)]
+pub struct BlockArray<M> {
+    first: M,
+    stride: u32,
+    len: u16,
+}
+
+impl<M: Relocate> BlockArray<M> {
+    /// `len` blocks, the first at `first`, `stride` bytes apart.
+    #[must_use]
+    pub const fn new(first: M, stride: u32, len: u16) -> Self {
+        BlockArray { first, stride, len }
+    }
+    /// Number of blocks.
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.len as usize
+    }
+    /// Whether there are no blocks (never true for a generated map).
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Bytes between blocks.
+    #[must_use]
+    pub const fn stride(&self) -> u32 {
+        self.stride
+    }
+    /// Block `i`, or `None` when `i` is out of range.
+    #[inline(always)]
+    #[must_use]
+    pub fn at(&self, i: usize) -> Option<M> {
+        (i < self.len as usize).then(|| self.first.relocate(self.stride * i as u32))
+    }
+}
+
+/// A register reached through a bus: `read`, `write`, `modify` as its access kind allows.
+#[derive(Debug)]
+pub struct Reg<B, T, A> {
+    bus: B,
+    offset: usize,
+    _t: PhantomData<(T, A)>,
+}
+
+impl<B: Copy, T, A> Clone for Reg<B, T, A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<B: Copy, T, A> Copy for Reg<B, T, A> {}
+
+impl<B: Bus, T: Value, A> Reg<B, T, A> {
+    /// Byte offset in its space.
+    #[must_use]
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+}
+
+impl<B: Bus, T: Value, A: Readable> Reg<B, T, A> {
+    /// Reads the register.
+    #[inline(always)]
+    #[must_use]
+    pub fn read(&self) -> T {
+        T::from_bits(self.bus.read32(self.offset))
+    }
+}
+
+impl<B: Bus, T: Value, A: Writable> Reg<B, T, A> {
+    /// Writes `value`.
+    #[inline(always)]
+    pub fn write_value(&self, value: T) {
+        self.bus.write32(self.offset, value.to_bits())
+    }
+    /// Writes the value that `f` builds from all-zero bits.
+    #[inline(always)]
+    pub fn write<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        let mut v = T::from_bits(0);
+        let r = f(&mut v);
+        self.write_value(v);
+        r
+    }
+}
+
+impl<B: Bus, T: Value, A: Readable + Writable> Reg<B, T, A> {
+    /// Read-modify-write. Pending write-1-to-clear bits read as 1 are written back as 0, so
+    /// only the ones `f` clears explicitly (`clear_*`) are cleared.
+    #[inline(always)]
+    pub fn modify<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        let mut v = T::from_bits(self.bus.read32(self.offset) & !T::W1C_MASK);
+        let r = f(&mut v);
+        self.write_value(v);
+        r
+    }
+}
+
+#[cfg(feature = "alloc")]
+mod mem;
+#[cfg(feature = "alloc")]
+pub use mem::MemBus;
+pub use crate::mmio::Mmio;

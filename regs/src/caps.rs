@@ -1,0 +1,222 @@
+//! Capability types: the per-SoC quirks the driver core selects from, filled by ddgen from the
+//! `soc.capabilities` section of each YAML map.
+
+use crate::descriptors::DescriptorLayout;
+use crate::Space;
+
+/// A register named by a capability: offset of element 0, stride and count.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RawReg {
+    /// Address space.
+    pub space: Space,
+    /// Byte offset of element 0.
+    pub offset: u32,
+    /// Bytes between elements (0 for a single register).
+    pub stride: u32,
+    /// Number of elements.
+    pub count: u16,
+}
+
+impl RawReg {
+    /// A register (array) in `space`.
+    #[must_use]
+    pub const fn new(space: Space, offset: u32, stride: u32, count: u16) -> Self {
+        RawReg { space, offset, stride, count }
+    }
+    /// Offset of element `i` (a MAC index for per-MAC registers), or `None` when out of range.
+    #[must_use]
+    pub const fn at(&self, i: usize) -> Option<u32> {
+        if i < self.count as usize { Some(self.offset + self.stride * i as u32) } else { None }
+    }
+}
+
+/// Position of a field in a register.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct FieldPos {
+    /// Lowest bit.
+    pub lsb: u8,
+    /// Width in bits.
+    pub width: u8,
+}
+
+impl FieldPos {
+    /// A field of `width` bits at `lsb`.
+    #[must_use]
+    pub const fn new(lsb: u8, width: u8) -> Self {
+        FieldPos { lsb, width }
+    }
+    /// The field's mask in the register.
+    #[must_use]
+    pub const fn mask(&self) -> u32 {
+        (((1u64 << self.width) - 1) << self.lsb) as u32
+    }
+    /// `value` placed in the field (bits beyond the width are dropped).
+    #[must_use]
+    pub const fn encode(&self, value: u32) -> u32 {
+        (value << self.lsb) & self.mask()
+    }
+}
+
+/// Where RX checksum checking is switched: a per-MAC register and the ICS/TCS/UCS bits.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RxChecksumCtl {
+    /// The register (one element per MAC).
+    pub reg: RawReg,
+    /// The enable bits.
+    pub mask: u32,
+}
+
+/// Hardware LRO parameters.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct HwLro {
+    /// Number of LRO rings (after the normal rings).
+    pub rings: u8,
+    /// Descriptors per LRO ring.
+    pub ring_size: u16,
+    /// Buffer bytes per LRO descriptor.
+    pub buffer_size: u32,
+    /// Most segments per aggregate.
+    pub max_segments: u8,
+    /// Hardware timer unit in microseconds.
+    pub timer_unit_us: u32,
+    /// Age time in microseconds.
+    pub age_time_us: u32,
+    /// Longest aggregation in microseconds.
+    pub max_agg_time_us: u32,
+    /// Room in bytes that must remain in a buffer to add a segment.
+    pub min_room: u32,
+    /// Destination-IP rules per MAC.
+    pub dip_rules_per_mac: u8,
+}
+
+/// How interrupts are wired.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum IrqLayout {
+    /// One line for TX and RX.
+    Shared {
+        /// Index in the device tree's `interrupts`.
+        line: u8,
+    },
+    /// Separate TX and RX lines.
+    Split {
+        /// Index of the TX line.
+        tx: u8,
+        /// Index of the RX line.
+        rx: u8,
+    },
+}
+
+/// Interrupt lines of the frame engine.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Irq {
+    /// Entries expected in the device tree's `interrupts`.
+    pub lines: u8,
+    /// Which lines the driver uses.
+    pub layout: IrqLayout,
+}
+
+/// Where the DMA rings live.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RingPlacement {
+    /// In system memory.
+    Dram,
+    /// In on-chip SRAM at this offset of the frame-engine space.
+    Sram {
+        /// Byte offset in the `fe` space.
+        offset: u32,
+    },
+}
+
+/// The cold reset: bits pulsed in the ETHSYS reset register.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ColdReset {
+    /// The reset-control register.
+    pub reg: RawReg,
+    /// Bits to assert and deassert.
+    pub mask: u32,
+}
+
+/// Max-rate setting for one link speed: rate = `man` * 10^`exp` kbit/s.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ShaperRate {
+    /// Link speed in Mbit/s.
+    pub speed_mbps: u32,
+    /// Mantissa.
+    pub man: u16,
+    /// Exponent.
+    pub exp: u8,
+    /// WFQ weight.
+    pub weight: u8,
+}
+
+/// The QDMA per-queue shaper and its encoding.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Shaper {
+    /// Per-queue scheduler register (one element per queue).
+    pub reg: RawReg,
+    /// Value written at init (min-rate only, no max-rate).
+    pub base: u32,
+    /// Max-rate enable bit.
+    pub max_rate_en: FieldPos,
+    /// Max-rate mantissa.
+    pub max_rate_man: FieldPos,
+    /// Max-rate exponent.
+    pub max_rate_exp: FieldPos,
+    /// Max-rate weight.
+    pub max_rate_weight: FieldPos,
+    /// Max-rate table per link speed.
+    pub rates: &'static [ShaperRate],
+}
+
+impl Shaper {
+    /// The scheduler value that caps a queue at link speed `speed_mbps`, or `None` when the
+    /// table has no entry for it (then only the base, min-rate value applies).
+    #[must_use]
+    pub fn value_for(&self, speed_mbps: u32) -> Option<u32> {
+        let r = self.rates.iter().find(|r| r.speed_mbps == speed_mbps)?;
+        let clear = self.max_rate_en.mask() | self.max_rate_man.mask() | self.max_rate_exp.mask() | self.max_rate_weight.mask();
+        Some(
+            (self.base & !clear)
+                | self.max_rate_en.encode(1)
+                | self.max_rate_man.encode(r.man as u32)
+                | self.max_rate_exp.encode(r.exp as u32)
+                | self.max_rate_weight.encode(r.weight as u32),
+        )
+    }
+}
+
+/// Facts about one MAC.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MacCaps {
+    /// `phy-mode` strings this MAC accepts.
+    pub phy_modes: &'static [&'static str],
+}
+
+/// Capabilities and quirks of one SoC.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Capabilities {
+    /// RX checksum control.
+    pub rx_checksum: RxChecksumCtl,
+    /// Number of QDMA TX queues.
+    pub tx_queues: u8,
+    /// Normal PDMA RX rings used.
+    pub rx_rings: u8,
+    /// Hardware LRO, if the SoC has it.
+    pub hw_lro: Option<HwLro>,
+    /// Interrupt lines.
+    pub irq: Irq,
+    /// TX descriptor layout.
+    pub tx_descriptor: DescriptorLayout,
+    /// RX descriptor layout.
+    pub rx_descriptor: DescriptorLayout,
+    /// Where rings live.
+    pub rings: RingPlacement,
+    /// Cold reset.
+    pub cold_reset: ColdReset,
+    /// QDMA shaper.
+    pub shaper: Shaper,
+    /// Per-MAC facts, indexed by MAC id.
+    pub macs: &'static [MacCaps],
+    /// Clock names the device tree must provide.
+    pub clocks: &'static [&'static str],
+}

@@ -1,0 +1,1 @@
+//! Cross-crate integration tests of the project (see the `[[test]]` targets).
