@@ -22,7 +22,10 @@ fn main() {
             for line in report.render().lines() {
                 println!("cargo::warning={line}");
             }
-            println!("cargo::error=ddgen found {} error(s) in regs/*.yaml (see warnings above, or run `cargo run -p ddgen -- check`)", report.error_count());
+            println!(
+                "cargo::error=ddgen found {} error(s) in regs/*.yaml (see warnings above, or run `cargo run -p ddgen -- check`)",
+                report.error_count()
+            );
             return;
         }
     };

@@ -3,8 +3,8 @@
 //! Every name and number keeps the location it was written at (`Spanned`), so later passes can
 //! point at it. Unknown keys are rejected by the parser.
 
-use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_saphyr::Spanned;
 use std::fmt;
 
@@ -115,9 +115,9 @@ impl<'de> Deserialize<'de> for Bits {
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Bits, E> {
                 let parse = |t: &str| -> Result<u32, E> {
-                    t.trim().parse::<u32>().map_err(|_| {
-                        E::custom(format!("`{s}` is not a bit range; write \"msb:lsb\", e.g. \"29:16\""))
-                    })
+                    t.trim()
+                        .parse::<u32>()
+                        .map_err(|_| E::custom(format!("`{s}` is not a bit range; write \"msb:lsb\", e.g. \"29:16\"")))
                 };
                 match s.split_once(':') {
                     None => Ok(Bits { lsb: parse(s)?, width: 1 }),
@@ -325,7 +325,7 @@ pub enum HwLroSpec {
     /// The SoC has no hardware LRO.
     None,
     /// The SoC has hardware LRO.
-    Some(HwLro),
+    Some(Box<HwLro>),
 }
 
 impl<'de> Deserialize<'de> for HwLroSpec {
@@ -347,7 +347,7 @@ impl<'de> Deserialize<'de> for HwLroSpec {
                 Ok(HwLroSpec::None)
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<HwLroSpec, A::Error> {
-                HwLro::deserialize(de::value::MapAccessDeserializer::new(map)).map(HwLroSpec::Some)
+                HwLro::deserialize(de::value::MapAccessDeserializer::new(map)).map(|l| HwLroSpec::Some(Box::new(l)))
             }
         }
         d.deserialize_any(V)

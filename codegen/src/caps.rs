@@ -118,8 +118,20 @@ pub struct SocCaps {
 
 /// PHY modes the language knows (the `phy-mode` values of the Linux binding that these MACs use).
 pub const PHY_MODES: &[&str] = &[
-    "mii", "rmii", "gmii", "rgmii", "rgmii-id", "rgmii-rxid", "rgmii-txid", "trgmii", "sgmii", "1000base-x",
-    "2500base-x", "usxgmii", "10gbase-r", "internal",
+    "mii",
+    "rmii",
+    "gmii",
+    "rgmii",
+    "rgmii-id",
+    "rgmii-rxid",
+    "rgmii-txid",
+    "trgmii",
+    "sgmii",
+    "1000base-x",
+    "2500base-x",
+    "usxgmii",
+    "10gbase-r",
+    "internal",
 ];
 
 /// Shaper field names the language requires in the shaper register, in [`SocCaps::shaper_fields`] order.
@@ -134,16 +146,29 @@ fn reg_ref(map: &Map, path: &In<String>, diags: &mut Vec<Diagnostic>) -> Option<
                 (None, Some(a)) => (a.stride.value, a.count.value),
                 (None, None) => (0, 1),
             };
-            Some(RegRef { path: p.clone(), space: space.name.value.clone(), offset: block.base.value + reg.offset.value, stride, count })
+            Some(RegRef {
+                path: p.clone(),
+                space: space.name.value.clone(),
+                offset: block.base.value + reg.offset.value,
+                stride,
+                count,
+            })
         }
         None => {
             let all: Vec<String> = map
                 .spaces
                 .iter()
-                .flat_map(|s| s.blocks.iter().flat_map(move |b| b.registers.iter().map(move |r| format!("{}.{}.{}", s.name.value, b.name.value, r.name.value))))
+                .flat_map(|s| {
+                    s.blocks.iter().flat_map(move |b| {
+                        b.registers.iter().map(move |r| format!("{}.{}.{}", s.name.value, b.name.value, r.name.value))
+                    })
+                })
                 .collect();
-            let mut d = Diagnostic::error(path.span(), format!("capability names register `{p}`, which `{}` does not have", map.name.value))
-                .label("expected `space.block.register`");
+            let mut d = Diagnostic::error(
+                path.span(),
+                format!("capability names register `{p}`, which `{}` does not have", map.name.value),
+            )
+            .label("expected `space.block.register`");
             if let Some(s) = suggest(p, all.iter().map(String::as_str)) {
                 d = d.note(format!("help: did you mean `{s}`?"));
             }
@@ -196,7 +221,9 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
     let mut rx_mask = 0u32;
     let mut rx_fields = Vec::new();
     if rxc.value.value.fields.is_empty() {
-        diags.push(Diagnostic::error(rxc.span(), "`rx_checksum` names no fields").label("list the ICS/TCS/UCS enable fields"));
+        diags.push(
+            Diagnostic::error(rxc.span(), "`rx_checksum` names no fields").label("list the ICS/TCS/UCS enable fields"),
+        );
     }
     for f in &rxc.value.value.fields {
         if let Some(p) = field_pos(map, &rxc.value.value.register.value, &f.value, sub(rxc, f).span(), diags) {
@@ -236,11 +263,20 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
             range(&sub(lro, &l.timer_unit_us), 1, 1_000_000, "hw_lro.timer_unit_us", diags);
             range(&sub(lro, &l.dip_rules_per_mac), 0, 16, "hw_lro.dip_rules_per_mac", diags);
             if h.min_room >= h.buffer_size {
-                diags.push(Diagnostic::error(sub(lro, &l.min_room).span(), "`hw_lro.min_room` must be smaller than `buffer_size`"));
+                diags.push(Diagnostic::error(
+                    sub(lro, &l.min_room).span(),
+                    "`hw_lro.min_room` must be smaller than `buffer_size`",
+                ));
             }
             for (v, n) in [(&l.age_time_us, "age_time_us"), (&l.max_agg_time_us, "max_agg_time_us")] {
                 if h.timer_unit_us != 0 && v.value % h.timer_unit_us != 0 {
-                    diags.push(Diagnostic::error(sub(lro, v).span(), format!("`hw_lro.{n}` ({}) is not a multiple of the timer unit ({} us)", v.value, h.timer_unit_us)));
+                    diags.push(Diagnostic::error(
+                        sub(lro, v).span(),
+                        format!(
+                            "`hw_lro.{n}` ({}) is not a multiple of the timer unit ({} us)",
+                            v.value, h.timer_unit_us
+                        ),
+                    ));
                 }
             }
             Some(h)
@@ -254,18 +290,27 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
         (Some(s), None, None) => Some(IrqLayout::Shared(s.value)),
         (None, Some(t), Some(r)) => {
             if t.value == r.value {
-                diags.push(Diagnostic::error(sub(irq, r).span(), "`irq.tx` and `irq.rx` name the same line; use `shared:` for one line"));
+                diags.push(Diagnostic::error(
+                    sub(irq, r).span(),
+                    "`irq.tx` and `irq.rx` name the same line; use `shared:` for one line",
+                ));
             }
             Some(IrqLayout::Split { tx: t.value, rx: r.value })
         }
         _ => {
-            diags.push(Diagnostic::error(irq.span(), "`irq` needs either `shared: INDEX` or both `tx:` and `rx:`").label("not both, not neither"));
+            diags.push(
+                Diagnostic::error(irq.span(), "`irq` needs either `shared: INDEX` or both `tx:` and `rx:`")
+                    .label("not both, not neither"),
+            );
             None
         }
     };
     for idx in [&i.shared, &i.tx, &i.rx].into_iter().flatten() {
         if idx.value >= lines {
-            diags.push(Diagnostic::error(sub(irq, idx).span(), format!("interrupt index {} is out of range: the SoC has {lines} lines", idx.value)));
+            diags.push(Diagnostic::error(
+                sub(irq, idx).span(),
+                format!("interrupt index {} is out of range: the SoC has {lines} lines", idx.value),
+            ));
         }
     }
     if lines == 0 || lines > 16 {
@@ -275,7 +320,10 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
     // descriptors
     for d in [txd, rxd] {
         if map.find_descriptor(&d.value.value).is_none() {
-            let mut dg = Diagnostic::error(d.span(), format!("no descriptor layout named `{}` in `{}`", d.value.value, map.name.value));
+            let mut dg = Diagnostic::error(
+                d.span(),
+                format!("no descriptor layout named `{}` in `{}`", d.value.value, map.name.value),
+            );
             if let Some(s) = suggest(&d.value.value, map.descriptors.iter().map(|x| x.name.value.as_str())) {
                 dg = dg.note(format!("help: did you mean `{s}`?"));
             }
@@ -298,7 +346,10 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
     let cold_reg = reg_ref(map, &sub(cold, &cold.value.value.register), diags);
     let cold_mask = cold.value.value.mask.value;
     if cold_mask == 0 || cold_mask > u32::MAX as u64 {
-        diags.push(Diagnostic::error(sub(cold, &cold.value.value.mask).span(), format!("cold-reset mask {cold_mask:#x} must be a non-zero 32-bit value")));
+        diags.push(Diagnostic::error(
+            sub(cold, &cold.value.value.mask).span(),
+            format!("cold-reset mask {cold_mask:#x} must be a non-zero 32-bit value"),
+        ));
     }
 
     // shaper
@@ -318,13 +369,21 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
     let mut rates = Vec::new();
     for r in &sh.rates {
         let v = &r.value;
-        for (val, pos, what) in [(v.man, sh_fields[1], "man"), (v.exp, sh_fields[2], "exp"), (v.weight, sh_fields[3], "weight")] {
+        for (val, pos, what) in
+            [(v.man, sh_fields[1], "man"), (v.exp, sh_fields[2], "exp"), (v.weight, sh_fields[3], "weight")]
+        {
             if pos.width > 0 && val >= 1u64 << pos.width {
-                diags.push(Diagnostic::error(sub(shaper, r).span(), format!("shaper `{what}` {val} does not fit the {}-bit field", pos.width)));
+                diags.push(Diagnostic::error(
+                    sub(shaper, r).span(),
+                    format!("shaper `{what}` {val} does not fit the {}-bit field", pos.width),
+                ));
             }
         }
         if rates.iter().any(|x: &Rate| x.speed == v.speed) {
-            diags.push(Diagnostic::error(sub(shaper, r).span(), format!("shaper rate for {} Mbit/s is given twice", v.speed)));
+            diags.push(Diagnostic::error(
+                sub(shaper, r).span(),
+                format!("shaper rate for {} Mbit/s is given twice", v.speed),
+            ));
         }
         rates.push(Rate { speed: v.speed, man: v.man, exp: v.exp, weight: v.weight });
     }

@@ -81,7 +81,12 @@ pub fn union<'m>(socs: &[&'m Map]) -> Vec<USpace<'m>> {
             let si = match spaces.iter().position(|x| x.name == s.name.value) {
                 Some(i) => i,
                 None => {
-                    spaces.push(USpace { name: &s.name.value, description: &s.description, blocks: Vec::new(), everywhere: true });
+                    spaces.push(USpace {
+                        name: &s.name.value,
+                        description: &s.description,
+                        blocks: Vec::new(),
+                        everywhere: true,
+                    });
                     spaces.len() - 1
                 }
             };
@@ -93,7 +98,13 @@ pub fn union<'m>(socs: &[&'m Map]) -> Vec<USpace<'m>> {
                 let bi = match us.blocks.iter().position(|x| x.name == b.name.value) {
                     Some(i) => i,
                     None => {
-                        us.blocks.push(UBlock { name: &b.name.value, description: &b.description, arrayed: b.array.is_some(), registers: Vec::new(), everywhere: true });
+                        us.blocks.push(UBlock {
+                            name: &b.name.value,
+                            description: &b.description,
+                            arrayed: b.array.is_some(),
+                            registers: Vec::new(),
+                            everywhere: true,
+                        });
                         us.blocks.len() - 1
                     }
                 };
@@ -113,11 +124,21 @@ pub fn union<'m>(socs: &[&'m Map]) -> Vec<USpace<'m>> {
     for us in &mut spaces {
         let space_on = |m: &Map| m.spaces.iter().find(|s| s.name.value == us.name).cloned();
         us.everywhere = socs.iter().all(|m| space_on(m).is_some());
+        // "Everywhere" is relative to the SoCs that have the parent: a register of a block that
+        // only some SoCs have is not optional inside that block.
         for ub in &mut us.blocks {
-            let block_on = |m: &Map| m.spaces.iter().find(|s| s.name.value == us.name).and_then(|s| s.blocks.iter().find(|b| b.name.value == ub.name).cloned());
-            ub.everywhere = socs.iter().all(|m| block_on(m).is_some());
+            let block_on = |m: &Map| {
+                m.spaces
+                    .iter()
+                    .find(|s| s.name.value == us.name)
+                    .and_then(|s| s.blocks.iter().find(|b| b.name.value == ub.name).cloned())
+            };
+            ub.everywhere = socs.iter().filter(|m| space_on(m).is_some()).all(|m| block_on(m).is_some());
             for ur in &mut ub.registers {
-                ur.everywhere = socs.iter().all(|m| block_on(m).is_some_and(|b| b.registers.iter().any(|r| r.name.value == ur.reg.name.value)));
+                ur.everywhere = socs
+                    .iter()
+                    .filter_map(|m| block_on(m))
+                    .all(|b| b.registers.iter().any(|r| r.name.value == ur.reg.name.value));
             }
         }
     }
@@ -142,7 +163,8 @@ pub fn camel(s: &str) -> String {
 
 /// `netsys-v1` -> `netsys_v1`; names that are not identifiers get a prefix.
 pub fn snake(s: &str) -> String {
-    let mut out: String = s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
+    let mut out: String =
+        s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, 'r');
         out.insert(1, '_');
@@ -156,9 +178,55 @@ pub fn snake(s: &str) -> String {
 fn is_keyword(s: &str) -> bool {
     matches!(
         s,
-        "as" | "break" | "const" | "continue" | "crate" | "else" | "enum" | "extern" | "false" | "fn" | "for" | "if" | "impl" | "in"
-            | "let" | "loop" | "match" | "mod" | "move" | "mut" | "pub" | "ref" | "return" | "self" | "static" | "struct" | "super"
-            | "trait" | "true" | "type" | "unsafe" | "use" | "where" | "while" | "async" | "await" | "dyn" | "abstract" | "become"
-            | "box" | "do" | "final" | "macro" | "override" | "priv" | "typeof" | "unsized" | "virtual" | "yield" | "try" | "gen"
+        "as" | "break"
+            | "const"
+            | "continue"
+            | "crate"
+            | "else"
+            | "enum"
+            | "extern"
+            | "false"
+            | "fn"
+            | "for"
+            | "if"
+            | "impl"
+            | "in"
+            | "let"
+            | "loop"
+            | "match"
+            | "mod"
+            | "move"
+            | "mut"
+            | "pub"
+            | "ref"
+            | "return"
+            | "self"
+            | "static"
+            | "struct"
+            | "super"
+            | "trait"
+            | "true"
+            | "type"
+            | "unsafe"
+            | "use"
+            | "where"
+            | "while"
+            | "async"
+            | "await"
+            | "dyn"
+            | "abstract"
+            | "become"
+            | "box"
+            | "do"
+            | "final"
+            | "macro"
+            | "override"
+            | "priv"
+            | "typeof"
+            | "unsized"
+            | "virtual"
+            | "yield"
+            | "try"
+            | "gen"
     )
 }

@@ -6,7 +6,7 @@
 
 use crate::caps::{IrqLayout, RegRef, SocCaps};
 use crate::model::Map;
-use serde_json::{json, Map as JMap, Value};
+use serde_json::{Map as JMap, Value, json};
 
 fn reg_ref(r: &RegRef) -> Value {
     json!({"register": r.path, "offset": r.offset, "stride": r.stride, "count": r.count})

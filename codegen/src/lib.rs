@@ -5,6 +5,9 @@
 //! printed with `prettyplease`). Every error is a [`Diagnostic`] that names file, line and column.
 //! The language is documented in `regs/README.md`.
 
+// Diagnostics are returned by value on the (cold) error path; boxing them buys nothing.
+#![allow(clippy::result_large_err)]
+
 pub mod ast;
 pub mod caps;
 pub mod codegen_model;
@@ -16,7 +19,7 @@ pub mod resolve;
 pub mod source;
 pub mod validate;
 
-pub use emit::{generate, Generated};
+pub use emit::{Generated, generate};
 pub use source::{Diagnostic, Report, Severity, Sources, Span};
 
 use model::Map;
@@ -61,7 +64,7 @@ pub fn load(paths: &[PathBuf]) -> Result<Project, Report> {
     finish(sources, ids, diags)
 }
 
-/// Like [`load`], from in-memory texts `(path, text)` (for tests and fuzzing).
+/// Like [`load()`], from in-memory texts `(path, text)` (for tests and fuzzing).
 pub fn load_texts(texts: &[(&str, &str)]) -> Result<Project, Report> {
     let mut sources = Sources::default();
     let ids = texts.iter().map(|(p, t)| sources.add(*p, t.to_string())).collect();
@@ -90,7 +93,8 @@ fn finish(sources: Sources, ids: Vec<source::FileId>, mut diags: Vec<Diagnostic>
             Err(d) => diags.push(d),
         }
     }
-    let (mut maps, rdiags) = resolve::resolve_all(&files);
+    let parse_failed = !diags.is_empty() || files.len() < sources.files().len();
+    let (mut maps, rdiags) = resolve::resolve_all(&files, parse_failed);
     diags.extend(rdiags);
     maps.sort_by(|a, b| a.name.value.cmp(&b.name.value));
     diags.extend(validate::validate(&maps));

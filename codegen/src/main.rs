@@ -52,7 +52,13 @@ enum Command {
 }
 
 fn bundled_files() -> Result<Vec<PathBuf>, String> {
-    ddgen::yaml_files(Path::new(BUNDLED))
+    // Show paths relative to the working directory when they are below it (`regs/mt7621.yaml`).
+    let dir = std::fs::canonicalize(BUNDLED).unwrap_or_else(|_| PathBuf::from(BUNDLED));
+    let dir = match std::env::current_dir() {
+        Ok(cwd) => dir.strip_prefix(&cwd).map(Path::to_path_buf).unwrap_or(dir),
+        Err(_) => dir,
+    };
+    ddgen::yaml_files(&dir)
 }
 
 fn files_or_bundled(files: Vec<PathBuf>) -> Result<Vec<PathBuf>, String> {
@@ -113,7 +119,9 @@ fn run(cmd: Command) -> Result<(), ExitCode> {
             print_warnings(&p);
             let code = ddgen::generate(&p).file();
             match out {
-                Some(path) => std::fs::write(&path, code).map_err(|e| usage(format!("cannot write {}: {e}", path.display())))?,
+                Some(path) => {
+                    std::fs::write(&path, code).map_err(|e| usage(format!("cannot write {}: {e}", path.display())))?
+                }
                 None => {
                     let _ = std::io::stdout().write_all(code.as_bytes());
                 }
@@ -157,11 +165,20 @@ fn run(cmd: Command) -> Result<(), ExitCode> {
 }
 
 fn summary(p: &Project, g: &ddgen::Generated) {
-    println!("ddgen: {} register map(s) checked, {} SoC(s) generated ({} lines of Rust)\n", p.maps.len(), p.socs().count(), g.lines());
-    println!("{:<8} {:<22} {:>5} {:>6} {:<7} {:<7} {:<16} {:>3} {:<24} {:<12} {:<14}", "SoC", "compatible", "regs", "fields", "tx desc", "rx desc", "rx csum mask", "txq", "hw lro", "irq", "rings");
+    println!(
+        "ddgen: {} register map(s) checked, {} SoC(s) generated ({} lines of Rust)\n",
+        p.maps.len(),
+        p.socs().count(),
+        g.lines()
+    );
+    println!(
+        "{:<8} {:<22} {:>5} {:>6} {:<7} {:<7} {:<16} {:>3} {:<24} {:<12} {:<14}",
+        "SoC", "compatible", "regs", "fields", "tx desc", "rx desc", "rx csum mask", "txq", "hw lro", "irq", "rings"
+    );
     for (m, c) in p.socs() {
         let regs: usize = m.spaces.iter().flat_map(|s| &s.blocks).map(|b| b.registers.len()).sum();
-        let fields: usize = m.spaces.iter().flat_map(|s| &s.blocks).flat_map(|b| &b.registers).map(|r| r.fields.len()).sum();
+        let fields: usize =
+            m.spaces.iter().flat_map(|s| &s.blocks).flat_map(|b| &b.registers).map(|r| r.fields.len()).sum();
         let lro = match &c.hw_lro {
             None => "none".to_string(),
             Some(l) => format!("{} rings x{} segs {}B", l.rings, l.max_segments, l.buffer_size),

@@ -26,7 +26,7 @@ fn desc(d: &Option<String>) -> String {
 }
 
 /// Resolves every parsed file; returns the maps that resolved and the diagnostics of those that did not.
-pub fn resolve_all(files: &[(FileId, ast::File)]) -> (Vec<Map>, Vec<Diagnostic>) {
+pub fn resolve_all(files: &[(FileId, ast::File)], some_failed_to_parse: bool) -> (Vec<Map>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut by_name: HashMap<&str, usize> = HashMap::new();
     for (i, (fid, f)) in files.iter().enumerate() {
@@ -48,7 +48,7 @@ pub fn resolve_all(files: &[(FileId, ast::File)]) -> (Vec<Map>, Vec<Diagnostic>)
             continue;
         }
         let mut stack = Vec::new();
-        if let Some(m) = resolve_one(i, files, &by_name, &mut done, &mut stack, &mut diags) {
+        if let Some(m) = resolve_one(i, files, &by_name, some_failed_to_parse, &mut done, &mut stack, &mut diags) {
             out.push(m);
         }
     }
@@ -59,6 +59,7 @@ fn resolve_one(
     i: usize,
     files: &[(FileId, ast::File)],
     by_name: &HashMap<&str, usize>,
+    some_failed_to_parse: bool,
     done: &mut HashMap<usize, Option<Map>>,
     stack: &mut Vec<usize>,
     diags: &mut Vec<Diagnostic>,
@@ -72,20 +73,29 @@ fn resolve_one(
         None => None,
         Some(ext) => match by_name.get(ext.value.as_str()) {
             None => {
-                let mut d = Diagnostic::error(sp(*fid, ext).span, format!("`{}` extends unknown map `{}`", file.name.value, ext.value))
-                    .label("no map of this name was loaded");
+                let mut d = Diagnostic::error(
+                    sp(*fid, ext).span,
+                    format!("`{}` extends unknown map `{}`", file.name.value, ext.value),
+                )
+                .label("no map of this name was loaded");
                 let names: Vec<&str> = by_name.keys().copied().collect();
                 if let Some(s) = suggest(&ext.value, names.iter().copied()) {
                     d = d.note(format!("help: did you mean `{s}`?"));
                 }
-                diags.push(d.note("every map that is extended must be passed in the same run"));
+                d = if some_failed_to_parse {
+                    d.note("a file above failed to parse; it may define this map")
+                } else {
+                    d.note("every map that is extended must be passed in the same run")
+                };
+                diags.push(d);
                 stack.pop();
                 done.insert(i, None);
                 return None;
             }
             Some(&j) if stack.contains(&j) => {
                 let pos = stack.iter().position(|&x| x == j).unwrap_or(0);
-                let chain: Vec<&str> = stack[pos..].iter().map(|&k| files[k].1.name.value.as_str()).chain([ext.value.as_str()]).collect();
+                let chain: Vec<&str> =
+                    stack[pos..].iter().map(|&k| files[k].1.name.value.as_str()).chain([ext.value.as_str()]).collect();
                 diags.push(
                     Diagnostic::error(sp(*fid, ext).span, format!("cyclic `extends`: {}", chain.join(" -> ")))
                         .label("this closes the cycle"),
@@ -94,7 +104,7 @@ fn resolve_one(
                 done.insert(i, None);
                 return None;
             }
-            Some(&j) => match resolve_one(j, files, by_name, done, stack, diags) {
+            Some(&j) => match resolve_one(j, files, by_name, some_failed_to_parse, done, stack, diags) {
                 Some(m) => Some(m),
                 None => {
                     stack.pop();
@@ -121,7 +131,14 @@ pub fn suggest<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Option
         .map(|(_, n)| n)
 }
 
-fn missing_override(kind: &str, name: &Sp<String>, parent: &str, base: &str, siblings: Vec<&str>, needs: &str) -> Diagnostic {
+fn missing_override(
+    kind: &str,
+    name: &Sp<String>,
+    parent: &str,
+    base: &str,
+    siblings: Vec<&str>,
+    needs: &str,
+) -> Diagnostic {
     let mut d = Diagnostic::error(
         name.span,
         format!("{kind} `{}` overrides nothing: {parent} has no {kind} of that name in `{base}`", name.value),
@@ -213,7 +230,14 @@ fn overlay_blocks(fid: FileId, blocks: &Named<ast::Block>, space: &mut Space, ba
                 }
                 None => {
                     let siblings = space.blocks.iter().map(|x| x.name.value.as_str()).collect();
-                    diags.push(missing_override("block", &name, &format!("space `{}`", space.name.value), base, siblings, "base"));
+                    diags.push(missing_override(
+                        "block",
+                        &name,
+                        &format!("space `{}`", space.name.value),
+                        base,
+                        siblings,
+                        "base",
+                    ));
                     continue;
                 }
             },
@@ -239,7 +263,13 @@ fn array(fid: FileId, a: &Spanned<ast::Array>) -> Array {
     }
 }
 
-fn overlay_registers(fid: FileId, regs: &Named<ast::Register>, block: &mut Block, base: &str, diags: &mut Vec<Diagnostic>) {
+fn overlay_registers(
+    fid: FileId,
+    regs: &Named<ast::Register>,
+    block: &mut Block,
+    base: &str,
+    diags: &mut Vec<Diagnostic>,
+) {
     for (name, r) in regs.iter() {
         let name = sp(fid, name);
         let idx = block.registers.iter().position(|x| x.name.value == name.value);
@@ -260,7 +290,14 @@ fn overlay_registers(fid: FileId, regs: &Named<ast::Register>, block: &mut Block
                 }
                 None => {
                     let siblings = block.registers.iter().map(|x| x.name.value.as_str()).collect();
-                    diags.push(missing_override("register", &name, &format!("block `{}`", block.name.value), base, siblings, "offset"));
+                    diags.push(missing_override(
+                        "register",
+                        &name,
+                        &format!("block `{}`", block.name.value),
+                        base,
+                        siblings,
+                        "offset",
+                    ));
                     continue;
                 }
             },
@@ -298,7 +335,14 @@ fn overlay_registers(fid: FileId, regs: &Named<ast::Register>, block: &mut Block
                     }
                     None => {
                         let siblings = reg.fields.iter().map(|x| x.name.value.as_str()).collect();
-                        diags.push(missing_override("field", &fname, &format!("register `{}`", reg.name.value), base, siblings, "bits"));
+                        diags.push(missing_override(
+                            "field",
+                            &fname,
+                            &format!("register `{}`", reg.name.value),
+                            base,
+                            siblings,
+                            "bits",
+                        ));
                         continue;
                     }
                 },
@@ -319,7 +363,13 @@ fn overlay_registers(fid: FileId, regs: &Named<ast::Register>, block: &mut Block
     }
 }
 
-fn overlay_descriptors(fid: FileId, descs: &Named<ast::Descriptor>, out: &mut Vec<Descriptor>, base: &str, diags: &mut Vec<Diagnostic>) {
+fn overlay_descriptors(
+    fid: FileId,
+    descs: &Named<ast::Descriptor>,
+    out: &mut Vec<Descriptor>,
+    base: &str,
+    diags: &mut Vec<Diagnostic>,
+) {
     for (name, d) in descs.iter() {
         let name = sp(fid, name);
         let idx = out.iter().position(|x| x.name.value == name.value);
@@ -327,7 +377,12 @@ fn overlay_descriptors(fid: FileId, descs: &Named<ast::Descriptor>, out: &mut Ve
             Some(i) => &mut out[i],
             None => match &d.size {
                 Some(size) => {
-                    out.push(Descriptor { name: name.clone(), size: sp(fid, size), description: String::new(), fields: Vec::new() });
+                    out.push(Descriptor {
+                        name: name.clone(),
+                        size: sp(fid, size),
+                        description: String::new(),
+                        fields: Vec::new(),
+                    });
                     out.last_mut().expect("just pushed")
                 }
                 None => {
@@ -367,7 +422,14 @@ fn overlay_descriptors(fid: FileId, descs: &Named<ast::Descriptor>, out: &mut Ve
                 }),
                 (None, _, _) => {
                     let siblings = layout.fields.iter().map(|x| x.name.value.as_str()).collect();
-                    diags.push(missing_override("descriptor field", &fname, &format!("layout `{}`", layout.name.value), base, siblings, "word` and `bits"));
+                    diags.push(missing_override(
+                        "descriptor field",
+                        &fname,
+                        &format!("layout `{}`", layout.name.value),
+                        base,
+                        siblings,
+                        "word` and `bits",
+                    ));
                 }
             }
         }
@@ -382,7 +444,20 @@ fn overlay_caps(fid: FileId, c: &ast::Capabilities, caps: &mut Caps) {
             }
         )*};
     }
-    take!(rx_checksum, tx_queues, rx_rings, hw_lro, irq, tx_descriptor, rx_descriptor, rings, cold_reset, shaper, macs, clocks);
+    take!(
+        rx_checksum,
+        tx_queues,
+        rx_rings,
+        hw_lro,
+        irq,
+        tx_descriptor,
+        rx_descriptor,
+        rings,
+        cold_reset,
+        shaper,
+        macs,
+        clocks
+    );
 }
 
 /// Re-exported for passes that need a field's mask.

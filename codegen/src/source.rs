@@ -194,15 +194,12 @@ impl Diagnostic {
             group = group.element(annotate_snippets::Origin::path(&path));
         } else {
             let mut snippet = Snippet::source(&file.text).path(&path).fold(true);
-            snippet = snippet.annotation(
-                AnnotationKind::Primary.span(clamp(self.span, &file.text)).label(&self.label),
-            );
+            snippet = snippet.annotation(AnnotationKind::Primary.span(clamp(self.span, &file.text)).label(&self.label));
             let mut others = Vec::new();
             for l in &self.labels {
                 if l.span.file == self.span.file && l.span.line != 0 {
-                    snippet = snippet.annotation(
-                        AnnotationKind::Context.span(clamp(l.span, &file.text)).label(&l.message),
-                    );
+                    snippet =
+                        snippet.annotation(AnnotationKind::Context.span(clamp(l.span, &file.text)).label(&l.message));
                 } else {
                     others.push(l);
                 }
@@ -215,9 +212,10 @@ impl Diagnostic {
                     group = group.element(Level::NOTE.message(format!("{}: {}", p, l.message)));
                 } else {
                     group = group.element(
-                        Snippet::source(&f.text).path(p).fold(true).annotation(
-                            AnnotationKind::Context.span(clamp(l.span, &f.text)).label(&l.message),
-                        ),
+                        Snippet::source(&f.text)
+                            .path(p)
+                            .fold(true)
+                            .annotation(AnnotationKind::Context.span(clamp(l.span, &f.text)).label(&l.message)),
                     );
                 }
             }

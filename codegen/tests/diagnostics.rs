@@ -65,7 +65,8 @@ fn reversed_bit_range() {
 
 #[test]
 fn field_outside_register() {
-    let t = fails("field_outside_register", &[("mt9999.yaml", &edit("rx_done: {bits: 30}", "rx_done: {bits: \"33:30\"}"))]);
+    let t =
+        fails("field_outside_register", &[("mt9999.yaml", &edit("rx_done: {bits: 30}", "rx_done: {bits: \"33:30\"}"))]);
     assert!(t.contains("outside the 32-bit register"), "{t}");
 }
 
@@ -90,7 +91,10 @@ fn unaligned_offset() {
 
 #[test]
 fn array_stride_smaller_than_element() {
-    let t = fails("array_stride_too_small", &[("mt9999.yaml", &edit("array: {count: 4, stride: 0x10}", "array: {count: 4, stride: 0x2}"))]);
+    let t = fails(
+        "array_stride_too_small",
+        &[("mt9999.yaml", &edit("array: {count: 4, stride: 0x10}", "array: {count: 4, stride: 0x2}"))],
+    );
     assert!(t.contains("smaller than one element"), "{t}");
 }
 
@@ -108,7 +112,10 @@ fn reset_too_wide() {
 
 #[test]
 fn descriptor_field_past_size() {
-    let t = fails("descriptor_field_past_size", &[("mt9999.yaml", &edit("l4_valid: {word: 3, bits: 24}", "l4_valid: {word: 4, bits: 24}"))]);
+    let t = fails(
+        "descriptor_field_past_size",
+        &[("mt9999.yaml", &edit("l4_valid: {word: 3, bits: 24}", "l4_valid: {word: 4, bits: 24}"))],
+    );
     assert!(t.contains("past the end"), "{t}");
 }
 
@@ -139,7 +146,13 @@ fn duplicate_map_name() {
 
 #[test]
 fn extends_unknown_map() {
-    let t = fails("extends_unknown", &[("mt9999.yaml", &edit("description: Example frame engine\n", "description: Example frame engine\nextends: netsys-v2\n"))]);
+    let t = fails(
+        "extends_unknown",
+        &[(
+            "mt9999.yaml",
+            &edit("description: Example frame engine\n", "description: Example frame engine\nextends: netsys-v2\n"),
+        )],
+    );
     assert!(t.contains("unknown map `netsys-v2`"), "{t}");
 }
 
@@ -153,7 +166,11 @@ fn extends_cycle() {
 
 #[test]
 fn override_of_nothing() {
-    let base = GOOD.replacen("name: mt9999", "name: base\nabstract: true", 1).replacen("  compatible: [\"vendor,mt9999-eth\"]\n", "", 1);
+    let base = GOOD.replacen("name: mt9999", "name: base\nabstract: true", 1).replacen(
+        "  compatible: [\"vendor,mt9999-eth\"]\n",
+        "",
+        1,
+    );
     let derived = "name: mt9999\nextends: base\nspaces:\n  fe:\n    blocks:\n      pdma:\n        registers:\n          glo_cgf: {reset: 1}\nsoc:\n  compatible: [\"vendor,mt9999-eth\"]\n";
     let t = fails("override_of_nothing", &[("base.yaml", &base), ("mt9999.yaml", derived)]);
     assert!(t.contains("overrides nothing") && t.contains("did you mean `glo_cfg`"), "{t}");
@@ -161,32 +178,48 @@ fn override_of_nothing() {
 
 #[test]
 fn layout_differs_between_socs() {
-    let other = GOOD.replacen("name: mt9999", "name: mt9998", 1).replacen("mt9999-eth", "mt9998-eth", 1).replacen("rx_dma_en: {bits: 2}", "rx_dma_en: {bits: 3}", 1);
+    let other = GOOD.replacen("name: mt9999", "name: mt9998", 1).replacen("mt9999-eth", "mt9998-eth", 1).replacen(
+        "rx_dma_en: {bits: 2}",
+        "rx_dma_en: {bits: 3}",
+        1,
+    );
     let t = fails("layout_differs", &[("mt9999.yaml", GOOD), ("mt9998.yaml", &other)]);
     assert!(t.contains("different fields"), "{t}");
 }
 
 #[test]
 fn capability_names_unknown_register() {
-    let t = fails("capability_unknown_register", &[("mt9999.yaml", &edit("register: fe.gdma.fwd_cfg", "register: fe.gdma.fwd_cgf"))]);
+    let t = fails(
+        "capability_unknown_register",
+        &[("mt9999.yaml", &edit("register: fe.gdma.fwd_cfg", "register: fe.gdma.fwd_cgf"))],
+    );
     assert!(t.contains("does not have") && t.contains("did you mean `fe.gdma.fwd_cfg`"), "{t}");
 }
 
 #[test]
 fn capability_irq_out_of_range() {
-    let t = fails("capability_irq_out_of_range", &[("mt9999.yaml", &edit("irq: {lines: 1, shared: 0}", "irq: {lines: 1, shared: 1}"))]);
+    let t = fails(
+        "capability_irq_out_of_range",
+        &[("mt9999.yaml", &edit("irq: {lines: 1, shared: 0}", "irq: {lines: 1, shared: 1}"))],
+    );
     assert!(t.contains("out of range"), "{t}");
 }
 
 #[test]
 fn capability_unknown_descriptor() {
-    let t = fails("capability_unknown_descriptor", &[("mt9999.yaml", &edit("tx_descriptor: tx_v1", "tx_descriptor: tx_v3"))]);
+    let t = fails(
+        "capability_unknown_descriptor",
+        &[("mt9999.yaml", &edit("tx_descriptor: tx_v1", "tx_descriptor: tx_v3"))],
+    );
     assert!(t.contains("no descriptor layout named `tx_v3`"), "{t}");
 }
 
 #[test]
 fn capability_unknown_phy_mode() {
-    let t = fails("capability_unknown_phy_mode", &[("mt9999.yaml", &edit("phy_modes: [rgmii, trgmii]", "phy_modes: [rgmi, trgmii]"))]);
+    let t = fails(
+        "capability_unknown_phy_mode",
+        &[("mt9999.yaml", &edit("phy_modes: [rgmii, trgmii]", "phy_modes: [rgmi, trgmii]"))],
+    );
     assert!(t.contains("unknown phy mode") && t.contains("did you mean `rgmii`"), "{t}");
 }
 
@@ -200,8 +233,17 @@ fn missing_file_is_named() {
 fn every_pass_has_a_case() {
     // Keep this list in step with validate::pass_names(): each rule is exercised above.
     let covered = [
-        "offsets_aligned", "arrays_valid", "fields_fit", "fields_disjoint", "values_fit", "registers_disjoint",
-        "descriptor_fields_fit", "descriptors_disjoint", "soc_complete", "compatibles_unique", "layouts_shared",
+        "offsets_aligned",
+        "arrays_valid",
+        "fields_fit",
+        "fields_disjoint",
+        "values_fit",
+        "registers_disjoint",
+        "descriptor_fields_fit",
+        "descriptors_disjoint",
+        "soc_complete",
+        "compatibles_unique",
+        "layouts_shared",
     ];
     for p in ddgen::validate::pass_names() {
         assert!(covered.contains(&p), "validation pass `{p}` has no bad-input case");
@@ -210,6 +252,9 @@ fn every_pass_has_a_case() {
 
 #[test]
 fn overlapping_descriptor_fields() {
-    let t = fails("overlapping_descriptor_fields", &[("mt9999.yaml", &edit("owner_cpu: {word: 2, bits: 31}", "owner_cpu: {word: 2, bits: 29}"))]);
+    let t = fails(
+        "overlapping_descriptor_fields",
+        &[("mt9999.yaml", &edit("owner_cpu: {word: 2, bits: 31}", "owner_cpu: {word: 2, bits: 29}"))],
+    );
     assert!(t.contains("of descriptor `tx_v1` overlap"), "{t}");
 }

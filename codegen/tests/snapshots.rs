@@ -26,7 +26,11 @@ fn settings() -> insta::Settings {
 fn generated_code_per_soc() {
     let p = bundled();
     let g = ddgen::generate(&p);
-    assert!(g.socs.len() >= 3, "expected the three bundled SoCs, got {:?}", g.socs.iter().map(|s| &s.0).collect::<Vec<_>>());
+    assert!(
+        g.socs.len() >= 3,
+        "expected the three bundled SoCs, got {:?}",
+        g.socs.iter().map(|s| &s.0).collect::<Vec<_>>()
+    );
     settings().bind(|| {
         insta::assert_snapshot!("shared", g.shared);
         for (soc, code) in &g.socs {

@@ -277,6 +277,6 @@ impl<B: Bus, T: Value, A: Readable + Writable> Reg<B, T, A> {
 
 #[cfg(feature = "alloc")]
 mod mem;
+pub use crate::mmio::Mmio;
 #[cfg(feature = "alloc")]
 pub use mem::MemBus;
-pub use crate::mmio::Mmio;

@@ -1,8 +1,8 @@
 //! Capability types: the per-SoC quirks the driver core selects from, filled by ddgen from the
 //! `soc.capabilities` section of each YAML map.
 
-use crate::descriptors::DescriptorLayout;
 use crate::Space;
+use crate::descriptors::DescriptorLayout;
 
 /// A register named by a capability: offset of element 0, stride and count.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -174,7 +174,8 @@ impl Shaper {
     #[must_use]
     pub fn value_for(&self, speed_mbps: u32) -> Option<u32> {
         let r = self.rates.iter().find(|r| r.speed_mbps == speed_mbps)?;
-        let clear = self.max_rate_en.mask() | self.max_rate_man.mask() | self.max_rate_exp.mask() | self.max_rate_weight.mask();
+        let clear =
+            self.max_rate_en.mask() | self.max_rate_man.mask() | self.max_rate_exp.mask() | self.max_rate_weight.mask();
         Some(
             (self.base & !clear)
                 | self.max_rate_en.encode(1)

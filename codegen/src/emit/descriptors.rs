@@ -23,7 +23,11 @@ pub fn emit(maps: &[&Map]) -> TokenStream {
             let words = (d.size.value / 4) as usize;
             let size = proc_macro2::Literal::usize_unsuffixed(d.size.value as usize);
             let nwords = proc_macro2::Literal::usize_unsuffixed(words);
-            let head = doc(&format!("`{}`: {}", d.name.value, if d.description.is_empty() { "descriptor" } else { &d.description }));
+            let head = doc(&format!(
+                "`{}`: {}",
+                d.name.value,
+                if d.description.is_empty() { "descriptor" } else { &d.description }
+            ));
             let mut methods = TokenStream::new();
             let mut fields: Vec<_> = d.fields.iter().collect();
             fields.sort_by_key(|f| (f.word.value, f.bits.value.lsb));
@@ -36,12 +40,20 @@ pub fn emit(maps: &[&Map]) -> TokenStream {
                 let setter = format_ident!("set_{}", name);
                 let with = format_ident!("with_{}", name);
                 let it = super::values::int_type(width);
-                let bits = if width == 1 { format!("word {}, bit {lsb}", f.word.value) } else { format!("word {}, bits {}:{lsb}", f.word.value, lsb + width - 1) };
+                let bits = if width == 1 {
+                    format!("word {}, bit {lsb}", f.word.value)
+                } else {
+                    format!("word {}, bits {}:{lsb}", f.word.value, lsb + width - 1)
+                };
                 let d = if f.description.is_empty() { format!("`{}`", f.name.value) } else { f.description.clone() };
                 let gdoc = doc(&format!("{d} ({bits})."));
                 let sdoc = doc(&format!("Sets `{}` ({bits}): {d}", f.name.value));
                 let wdoc = doc(&format!("Returns a copy with `{}` ({bits}) set to `value`.", f.name.value));
-                let get = if width == 1 { quote!((self.words[#w] >> #l) & 1 != 0) } else { quote!(((self.words[#w] & #mask) >> #l) as #it) };
+                let get = if width == 1 {
+                    quote!((self.words[#w] >> #l) & 1 != 0)
+                } else {
+                    quote!(((self.words[#w] & #mask) >> #l) as #it)
+                };
                 methods.extend(quote! {
                     #gdoc
                     #[inline(always)]

@@ -1,9 +1,9 @@
 //! Block and space map structs: each register's typed location, as data filled per SoC.
 
-use super::{doc, ident};
 use super::values::TypeNames;
+use super::{doc, ident};
 use crate::ast::Access;
-use crate::codegen_model::{camel, USpace};
+use crate::codegen_model::{USpace, camel};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -18,9 +18,9 @@ pub(crate) fn access_marker(a: Access) -> TokenStream {
     }
 }
 
-/// Space map type name: `fe` -> `FeMap`.
+/// Space map type name: `fe` -> `FeSpace`.
 pub(crate) fn space_map(space: &str) -> proc_macro2::Ident {
-    format_ident!("{}Map", camel(space))
+    format_ident!("{}Space", camel(space))
 }
 
 /// Emits one struct per block and per space.
@@ -51,13 +51,21 @@ pub fn emit(spaces: &[USpace], names: &TypeNames) -> TokenStream {
                     reg.name.value,
                     reg.access.value.keyword(),
                     if reg.array.is_some() { ", array" } else { "" },
-                    if reg.description.is_empty() { String::new() } else { format!(": {}", reg.description.lines().next().unwrap_or("")) },
+                    if reg.description.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", reg.description.lines().next().unwrap_or(""))
+                    },
                     if r.everywhere { "" } else { "\n\n`None` on SoCs that do not have it." }
                 ));
                 fields.extend(quote! { #d pub #name: #ty, });
                 reloc.extend(quote! { #name: crate::bus::Relocate::relocate(self.#name, delta), });
             }
-            let bdoc = doc(&format!("Registers of block `{}`{}", b.name, if b.description.is_empty() { ".".to_string() } else { format!(": {}", b.description) }));
+            let bdoc = doc(&format!(
+                "Registers of block `{}`{}",
+                b.name,
+                if b.description.is_empty() { ".".to_string() } else { format!(": {}", b.description) }
+            ));
             out.extend(quote! {
                 #bdoc
                 #[derive(Copy, Clone, Debug)]
@@ -80,7 +88,11 @@ pub fn emit(spaces: &[USpace], names: &TypeNames) -> TokenStream {
             space_fields.extend(quote! { #fdoc pub #fname: #fty, });
         }
         let sty = space_map(s.name);
-        let sdoc = doc(&format!("Registers of space `{}`{}", s.name, if s.description.is_empty() { ".".to_string() } else { format!(": {}", s.description) }));
+        let sdoc = doc(&format!(
+            "Registers of space `{}`{}",
+            s.name,
+            if s.description.is_empty() { ".".to_string() } else { format!(": {}", s.description) }
+        ));
         out.extend(quote! {
             #sdoc
             #[derive(Copy, Clone, Debug)]

@@ -8,8 +8,8 @@ mod maps;
 mod socs;
 mod values;
 
-use crate::codegen_model::{union, USpace};
 use crate::Project;
+use crate::codegen_model::{USpace, union};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -50,7 +50,11 @@ pub(crate) fn pretty(tokens: TokenStream) -> String {
 
 /// A hexadecimal integer literal (`0x00000a04`).
 pub(crate) fn hex(v: u64) -> Literal {
-    if v > u32::MAX as u64 { format!("0x{v:x}").parse().expect("hex literal") } else { format!("0x{v:08x}").parse().expect("hex literal") }
+    if v > u32::MAX as u64 {
+        format!("0x{v:x}").parse().expect("hex literal")
+    } else {
+        format!("0x{v:08x}").parse().expect("hex literal")
+    }
 }
 
 /// A plain unsuffixed integer literal.
@@ -60,8 +64,27 @@ pub(crate) fn num(v: u64) -> Literal {
 
 /// `#[doc = "..."]` lines for a description (nothing when empty).
 pub(crate) fn doc(text: &str) -> TokenStream {
-    let lines: Vec<String> = text.lines().map(|l| format!(" {}", l.trim_end())).collect();
+    let lines: Vec<String> = text.lines().map(|l| format!(" {}", escape_brackets(l.trim_end()))).collect();
     quote! { #( #[doc = #lines] )* }
+}
+
+/// Escapes `[`/`]` from YAML text (bit ranges like `[31:22]`) so rustdoc does not read them as
+/// links; the emitter's own links are always written as ``[`Item`]`` and are kept.
+fn escape_brackets(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::with_capacity(line.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let own_link = match c {
+            '[' => chars.get(i + 1) == Some(&'`'),
+            ']' => i > 0 && chars[i - 1] == '`',
+            _ => true,
+        };
+        if !own_link {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Generates all code for the project's concrete SoCs.

@@ -5,7 +5,7 @@ use super::maps::space_map;
 use super::values::TypeNames;
 use super::{doc, hex, ident, num, type_ident};
 use crate::caps::{IrqLayout, RegRef, SocCaps};
-use crate::codegen_model::{snake, USpace};
+use crate::codegen_model::{USpace, snake};
 use crate::model::{Block, Map};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -16,7 +16,11 @@ pub fn emit_table(spaces: &[USpace], socs: &[(&Map, &SocCaps)]) -> TokenStream {
     let mut info_fields = TokenStream::new();
     for s in spaces {
         let v = type_ident(s.name);
-        let d = doc(&format!("Space `{}`{}", s.name, if s.description.is_empty() { String::new() } else { format!(": {}", s.description) }));
+        let d = doc(&format!(
+            "Space `{}`{}",
+            s.name,
+            if s.description.is_empty() { String::new() } else { format!(": {}", s.description) }
+        ));
         space_variants.extend(quote! { #d #v, });
         let f = ident(s.name);
         let ty = space_map(s.name);
@@ -200,12 +204,28 @@ fn register_table(m: &Map) -> String {
                     _ => String::new(),
                 };
                 let desc = r.description.lines().next().unwrap_or("").replace('|', "\\|");
-                rows.push((s.name.value.clone(), abs, format!("| `{}` | `{}.{}` | `{:#07x}` | {} | {} | `{:#010x}` | {} |", s.name.value, b.name.value, r.name.value, abs, rep, r.access.value.keyword(), r.reset.value, desc)));
+                rows.push((
+                    s.name.value.clone(),
+                    abs,
+                    format!(
+                        "| `{}` | `{}.{}` | `{:#07x}` | {} | {} | `{:#010x}` | {} |",
+                        s.name.value,
+                        b.name.value,
+                        r.name.value,
+                        abs,
+                        rep,
+                        r.access.value.keyword(),
+                        r.reset.value,
+                        desc
+                    ),
+                ));
             }
         }
     }
     rows.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
-    let mut t = String::from("| space | register | offset | repeat | access | reset | description |\n|---|---|---|---|---|---|---|\n");
+    let mut t = String::from(
+        "| space | register | offset | repeat | access | reset | description |\n|---|---|---|---|---|---|---|\n",
+    );
     for (_, _, row) in rows {
         t += &row;
         t.push('\n');
@@ -248,7 +268,11 @@ pub fn emit_soc(m: &Map, caps: &SocCaps, spaces: &[USpace], names: &TypeNames) -
         let sty = space_map(us.name);
         let cd = doc(&format!("Register map of space `{}` on {}, with constant offsets.", us.name, m.name.value));
         consts.extend(quote! { #cd pub const #cname: crate::maps::#sty = crate::maps::#sty { #fields }; });
-        info_fields.extend(if us.everywhere { quote! { #fname: #cname, } } else { quote! { #fname: Some(#cname), } });
+        info_fields.extend(if us.everywhere {
+            quote! { #fname: #cname, }
+        } else {
+            quote! { #fname: Some(#cname), }
+        });
     }
     let name = m.name.value.as_str();
     let description = m.description.as_str();

@@ -3,7 +3,7 @@
 
 use super::{doc, hex, ident, type_ident};
 use crate::ast::Access;
-use crate::codegen_model::{camel, USpace};
+use crate::codegen_model::{USpace, camel};
 use crate::model::{Field, Register};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -27,7 +27,11 @@ impl TypeNames {
     }
 
     fn base(&self, space: &str, block: &str) -> String {
-        if self.prefix_space.get(block).copied().unwrap_or(false) { format!("{}{}", camel(space), camel(block)) } else { camel(block) }
+        if self.prefix_space.get(block).copied().unwrap_or(false) {
+            format!("{}{}", camel(space), camel(block))
+        } else {
+            camel(block)
+        }
     }
 
     /// Value type of a register.
@@ -59,14 +63,83 @@ pub(crate) fn int_type(width: u32) -> TokenStream {
 /// Emits every value type of the union.
 pub fn emit(spaces: &[USpace], names: &TypeNames) -> TokenStream {
     let mut out = TokenStream::new();
+    let mut table = TokenStream::new();
     for s in spaces {
         for b in &s.blocks {
             for r in &b.registers {
                 let ty = names.value(s.name, b.name, &r.reg.name.value);
                 let enum_name = |f: &Field| names.field_enum(s.name, b.name, &r.reg.name.value, &f.name.value);
                 out.extend(emit_value(&ty, &format!("{}.{}", b.name, r.reg.name.value), r.reg, &enum_name));
+                table.extend(accessor_entries(&ty, r.reg, &enum_name));
             }
         }
+    }
+    quote! {
+        #out
+        #[doc = " One field of a value type with closures that call its generated accessors (for"]
+        #[doc = " property tests and introspection)."]
+        #[derive(Copy, Clone, Debug)]
+        pub struct FieldAccessor {
+            #[doc = " Value type name."]
+            pub value_type: &'static str,
+            #[doc = " Field name."]
+            pub field: &'static str,
+            #[doc = " Lowest bit."]
+            pub lsb: u8,
+            #[doc = " Width in bits."]
+            pub width: u8,
+            #[doc = " Access kind keyword (`rw`, `ro`, ...)."]
+            pub access: &'static str,
+            #[doc = " Calls the getter on raw bits (when the field is readable)."]
+            pub get: Option<fn(u32) -> u32>,
+            #[doc = " Calls the setter on raw bits (when the field is writable)."]
+            pub set: Option<fn(u32, u32) -> u32>,
+            #[doc = " Calls `clear_*` on raw bits (write-1-to-clear fields)."]
+            pub clear: Option<fn(u32) -> u32>,
+        }
+        #[doc = " Every field of every value type, with its accessors."]
+        pub static FIELD_ACCESSORS: &[FieldAccessor] = &[#table];
+    }
+}
+
+fn accessor_entries(ty: &Ident, reg: &Register, enum_name: &dyn Fn(&Field) -> Ident) -> TokenStream {
+    let mut out = TokenStream::new();
+    let tyname = ty.to_string();
+    for f in &reg.fields {
+        let access = f.access(reg);
+        let name = ident(&f.name.value);
+        let setter = format_ident!("set_{}", name);
+        let clear = format_ident!("clear_{}", name);
+        let (lsb, width) = (f.bits.value.lsb as u8, f.bits.value.width as u8);
+        let fname = f.name.value.as_str();
+        let kw = access.keyword();
+        let raw = if width == 1 {
+            quote!(v != 0)
+        } else {
+            let it = int_type(width as u32);
+            quote!(v as #it)
+        };
+        let (to_u32, from_u32) = if f.values.is_empty() {
+            (quote!(x as u32), raw)
+        } else {
+            let en = enum_name(f);
+            (quote!(x.to_bits() as u32), quote!(#en::from_bits(#raw)))
+        };
+        let get =
+            if access.readable() { quote!(Some(|b: u32| { let x = #ty(b).#name(); #to_u32 })) } else { quote!(None) };
+        let set = if matches!(access, Access::Rw | Access::Wo) {
+            quote!(Some(|b: u32, v: u32| { let mut r = #ty(b); r.#setter(#from_u32); r.0 }))
+        } else {
+            quote!(None)
+        };
+        let clear = if access == Access::W1c {
+            quote!(Some(|b: u32| { let mut r = #ty(b); r.#clear(); r.0 }))
+        } else {
+            quote!(None)
+        };
+        out.extend(quote! {
+            FieldAccessor { value_type: #tyname, field: #fname, lsb: #lsb, width: #width, access: #kw, get: #get, set: #set, clear: #clear },
+        });
     }
     out
 }
@@ -74,7 +147,10 @@ pub fn emit(spaces: &[USpace], names: &TypeNames) -> TokenStream {
 fn emit_value(ty: &Ident, path: &str, reg: &Register, enum_name: &dyn Fn(&Field) -> Ident) -> TokenStream {
     let mut fields: Vec<&Field> = reg.fields.iter().collect();
     fields.sort_by_key(|f| f.bits.value.lsb);
-    let head = format!(" `{path}`: {}", if reg.description.is_empty() { "register value" } else { reg.description.lines().next().unwrap_or("") });
+    let head = format!(
+        " `{path}`: {}",
+        if reg.description.is_empty() { "register value" } else { reg.description.lines().next().unwrap_or("") }
+    );
     let mut methods = TokenStream::new();
     let mut enums = TokenStream::new();
     let mut debug_fields = TokenStream::new();
@@ -94,7 +170,11 @@ fn emit_value(ty: &Ident, path: &str, reg: &Register, enum_name: &dyn Fn(&Field)
         let setter_doc = doc(&format!("Sets `{}` ({bits_desc}): {d}", f.name.value));
         let raw_int = int_type(width);
         // How to read the raw field and how to turn a value into raw bits.
-        let raw_get = if width == 1 { quote!((self.0 >> #lsb_lit) & 1 != 0) } else { quote!(((self.0 & #mask) >> #lsb_lit) as #raw_int) };
+        let raw_get = if width == 1 {
+            quote!((self.0 >> #lsb_lit) & 1 != 0)
+        } else {
+            quote!(((self.0 & #mask) >> #lsb_lit) as #raw_int)
+        };
         let (vty, get, put) = if f.values.is_empty() {
             (raw_int.clone(), raw_get.clone(), quote!(value as u32))
         } else {
@@ -132,7 +212,10 @@ fn emit_value(ty: &Ident, path: &str, reg: &Register, enum_name: &dyn Fn(&Field)
             }
             Access::W1c => {
                 w1c_mask |= ((1u64 << width) - 1) << lsb;
-                let clear_doc = doc(&format!("Clears `{}` ({bits_desc}) on the next write: sets its bits to 1 (write-1-to-clear). {d}", f.name.value));
+                let clear_doc = doc(&format!(
+                    "Clears `{}` ({bits_desc}) on the next write: sets its bits to 1 (write-1-to-clear). {d}",
+                    f.name.value
+                ));
                 methods.extend(quote! {
                     #clear_doc
                     #[inline(always)]
@@ -144,8 +227,10 @@ fn emit_value(ty: &Ident, path: &str, reg: &Register, enum_name: &dyn Fn(&Field)
             Access::Ro | Access::Rc => {}
         }
     }
-    if reg.access.value == Access::W1c && fields.is_empty() {
-        w1c_mask = 0xffff_ffff;
+    if reg.access.value == Access::W1c {
+        // Bits of a W1C register that no field names are status bits too.
+        let named = fields.iter().fold(0u64, |m, f| m | f.mask());
+        w1c_mask |= 0xffff_ffff & !named;
     }
     let w1c = hex(w1c_mask);
     let tyname = ty.to_string();
@@ -197,7 +282,12 @@ pub(crate) fn emit_enum(en: &Ident, f: &Field, width: u32) -> TokenStream {
         let var = type_ident(&n.value);
         let d = format!(" `{}` = {}", n.value, v.value);
         variants.extend(quote! { #[doc = #d] #var, });
-        let lit = if is_bool { if v.value != 0 { quote!(true) } else { quote!(false) } } else { let l = proc_macro2::Literal::u64_unsuffixed(v.value); quote!(#l) };
+        let lit = if is_bool {
+            if v.value != 0 { quote!(true) } else { quote!(false) }
+        } else {
+            let l = proc_macro2::Literal::u64_unsuffixed(v.value);
+            quote!(#l)
+        };
         from.extend(quote! { #lit => Self::#var, });
         to.extend(quote! { Self::#var => #lit, });
     }
@@ -205,8 +295,18 @@ pub(crate) fn emit_enum(en: &Ident, f: &Field, width: u32) -> TokenStream {
     if total {
         // Every bit pattern is named: the match is exhaustive without a fallback, except for
         // integer types wider than the field, where the masked input still needs an arm.
-        let fallback = if is_bool { quote!() } else { let first = type_ident(&f.values[0].0.value); quote!(_ => Self::#first,) };
-        let masked = if is_bool { quote!(bits) } else { let m = proc_macro2::Literal::u64_unsuffixed((1u64 << width) - 1); quote!(bits & #m) };
+        let fallback = if is_bool {
+            quote!()
+        } else {
+            let first = type_ident(&f.values[0].0.value);
+            quote!(_ => Self::#first,)
+        };
+        let masked = if is_bool {
+            quote!(bits)
+        } else {
+            let m = proc_macro2::Literal::u64_unsuffixed((1u64 << width) - 1);
+            quote!(bits & #m)
+        };
         quote! {
             #[doc = #d]
             #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

@@ -8,12 +8,21 @@ const MAX_COUNT: u64 = 1024;
 
 fn check_array(what: &str, a: &Array, element: u64, diags: &mut Vec<Diagnostic>) {
     if a.count.value == 0 || a.count.value > MAX_COUNT {
-        diags.push(Diagnostic::error(a.count.span, format!("array of {what} has count {}; it must be 1..={MAX_COUNT}", a.count.value)));
+        diags.push(Diagnostic::error(
+            a.count.span,
+            format!("array of {what} has count {}; it must be 1..={MAX_COUNT}", a.count.value),
+        ));
     }
     if a.count.value > 1 && a.stride.value < element {
         diags.push(
-            Diagnostic::error(a.stride.span, format!("array stride {:#x} of {what} is smaller than one element ({element:#x} bytes)", a.stride.value))
-                .label("elements would overlap"),
+            Diagnostic::error(
+                a.stride.span,
+                format!(
+                    "array stride {:#x} of {what} is smaller than one element ({element:#x} bytes)",
+                    a.stride.value
+                ),
+            )
+            .label("elements would overlap"),
         );
     }
 }
@@ -26,16 +35,26 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
                 let extent = block
                     .registers
                     .iter()
-                    .map(|r| r.offset.value + 4 + r.array.as_ref().map_or(0, |ra| ra.stride.value * ra.count.value.saturating_sub(1)))
+                    .map(|r| {
+                        r.offset.value
+                            + 4
+                            + r.array.as_ref().map_or(0, |ra| ra.stride.value * ra.count.value.saturating_sub(1))
+                    })
                     .max()
                     .unwrap_or(4);
                 check_array(&format!("block `{}`", block.name.value), a, extent, diags);
                 for r in &block.registers {
                     if let Some(ra) = &r.array {
                         diags.push(
-                            Diagnostic::error(ra.span, format!("register `{}.{}` is an array inside the arrayed block `{}`", block.name.value, r.name.value, block.name.value))
-                                .with(a.span, "the block is repeated here")
-                                .note("arrays of arrays are not supported; give the block more registers or split it"),
+                            Diagnostic::error(
+                                ra.span,
+                                format!(
+                                    "register `{}.{}` is an array inside the arrayed block `{}`",
+                                    block.name.value, r.name.value, block.name.value
+                                ),
+                            )
+                            .with(a.span, "the block is repeated here")
+                            .note("arrays of arrays are not supported; give the block more registers or split it"),
                         );
                     }
                 }

@@ -10,9 +10,12 @@ pub fn check(maps: &[Map], diags: &mut Vec<Diagnostic>) {
         for c in &m.compatible {
             if let Some((_, owner, span)) = seen.iter().find(|(s, _, _)| *s == c.value) {
                 diags.push(
-                    Diagnostic::error(c.span, format!("compatible \"{}\" is claimed by both `{owner}` and `{}`", c.value, m.name.value))
-                        .with(*span, "first claimed here")
-                        .note("a device tree must select exactly one SoC"),
+                    Diagnostic::error(
+                        c.span,
+                        format!("compatible \"{}\" is claimed by both `{owner}` and `{}`", c.value, m.name.value),
+                    )
+                    .with(*span, "first claimed here")
+                    .note("a device tree must select exactly one SoC"),
                 );
             } else {
                 seen.push((&c.value, &m.name.value, c.span));

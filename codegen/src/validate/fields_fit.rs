@@ -12,8 +12,18 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
                     let b = f.bits.value;
                     if b.width == 0 || b.lsb as u64 + b.width as u64 > 32 {
                         diags.push(
-                            Diagnostic::error(f.bits.span, format!("field `{}.{}.{}` (bits {}..={}) is outside the 32-bit register", block.name.value, reg.name.value, f.name.value, b.lsb, b.lsb as u64 + b.width as u64 - 1))
-                                .label("registers have bits 0..=31"),
+                            Diagnostic::error(
+                                f.bits.span,
+                                format!(
+                                    "field `{}.{}.{}` (bits {}..={}) is outside the 32-bit register",
+                                    block.name.value,
+                                    reg.name.value,
+                                    f.name.value,
+                                    b.lsb,
+                                    b.lsb as u64 + b.width as u64 - 1
+                                ),
+                            )
+                            .label("registers have bits 0..=31"),
                         );
                     }
                 }

@@ -16,7 +16,12 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
                     let rcount = reg.array.as_ref().map_or(1, |a| a.count.value.min(1024));
                     let rstride = reg.array.as_ref().map_or(0, |a| a.stride.value);
                     for ri in 0..rcount {
-                        let addr = block.base.value.saturating_add(bi * bstride).saturating_add(reg.offset.value).saturating_add(ri * rstride);
+                        let addr = block
+                            .base
+                            .value
+                            .saturating_add(bi * bstride)
+                            .saturating_add(reg.offset.value)
+                            .saturating_add(ri * rstride);
                         let mut name = block.name.value.clone();
                         if block.array.is_some() {
                             name += &format!("[{bi}]");
@@ -36,9 +41,15 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
             let (a, b) = (&w[0], &w[1]);
             if b.0 < a.0 + 4 && reported.insert((a.2, b.2)) {
                 diags.push(
-                    Diagnostic::error(b.2, format!("registers `{}` and `{}` overlap at {:#x} in space `{}`", a.1, b.1, b.0, space.name.value))
-                        .label(format!("`{}` is here", b.1))
-                        .with(a.2, format!("`{}` is here", a.1)),
+                    Diagnostic::error(
+                        b.2,
+                        format!(
+                            "registers `{}` and `{}` overlap at {:#x} in space `{}`",
+                            a.1, b.1, b.0, space.name.value
+                        ),
+                    )
+                    .label(format!("`{}` is here", b.1))
+                    .with(a.2, format!("`{}` is here", a.1)),
                 );
             }
         }

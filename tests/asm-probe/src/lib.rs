@@ -1,0 +1,101 @@
+//! Zero-cost probe: each `generated_*` function uses the generated register API for a SoC fixed
+//! at compile time, each `handwritten_*` twin does the same with raw volatile pointers.
+//! `scripts/zero-cost` compiles this crate to assembly and checks that every pair is identical.
+
+#![no_std]
+
+use fe_regs::bus::Mmio;
+use fe_regs::mt7621;
+use fe_regs::values::{PdmaGloCfg, QdmaQtxSch};
+
+/// MT7621 frame-engine base address (the `ethernet@1e100000` node's `reg`).
+const BASE: usize = 0x1e10_0000;
+
+/// The frame engine as a bus at its fixed address.
+// SAFETY: the probe is only compiled to assembly, never run; on a real MT7621 this window is the
+// frame engine's register space.
+const FE: Mmio = unsafe { Mmio::new(BASE as *mut u8) };
+
+fn raw(offset: usize) -> *mut u32 {
+    (BASE + offset) as *mut u32
+}
+
+/// Generated: write PDMA `glo_cfg`.
+#[unsafe(no_mangle)]
+pub fn generated_write(v: u32) {
+    mt7621::FE.pdma.glo_cfg.on(FE).write_value(PdmaGloCfg(v));
+}
+
+/// Hand-written: write PDMA `glo_cfg` (0x0a04).
+#[unsafe(no_mangle)]
+pub fn handwritten_write(v: u32) {
+    // SAFETY: see `FE`.
+    unsafe { raw(0x0a04).write_volatile(v) }
+}
+
+/// Generated: read PDMA `glo_cfg`.
+#[unsafe(no_mangle)]
+pub fn generated_read() -> u32 {
+    mt7621::FE.pdma.glo_cfg.on(FE).read().to_bits()
+}
+
+/// Hand-written: read PDMA `glo_cfg`.
+#[unsafe(no_mangle)]
+pub fn handwritten_read() -> u32 {
+    // SAFETY: see `FE`.
+    unsafe { raw(0x0a04).read_volatile() }
+}
+
+/// Generated: set `rx_dma_en` with a read-modify-write.
+#[unsafe(no_mangle)]
+pub fn generated_modify() {
+    mt7621::FE.pdma.glo_cfg.on(FE).modify(|v| v.set_rx_dma_en(true));
+}
+
+/// Hand-written: set bit 2 of `glo_cfg`.
+#[unsafe(no_mangle)]
+pub fn handwritten_modify() {
+    // SAFETY: see `FE`.
+    unsafe {
+        let v = raw(0x0a04).read_volatile();
+        raw(0x0a04).write_volatile(v | (1 << 2));
+    }
+}
+
+/// Generated: write QDMA queue 5's scheduler (register array).
+#[unsafe(no_mangle)]
+pub fn generated_array_write(v: u32) {
+    if let Some(r) = mt7621::FE.qdma.qtx_sch.at(5) {
+        r.on(FE).write_value(QdmaQtxSch(v));
+    }
+}
+
+/// Hand-written: write `qtx_sch[5]` (0x1804 + 5 * 0x10).
+#[unsafe(no_mangle)]
+pub fn handwritten_array_write(v: u32) {
+    // SAFETY: see `FE`.
+    unsafe { raw(0x1804 + 5 * 0x10).write_volatile(v) }
+}
+
+/// Generated: clear GDMA1's RX checksum bits through the SoC's data (`INFO`), as the driver does.
+#[unsafe(no_mangle)]
+pub fn generated_info_modify() {
+    let info = &mt7621::INFO;
+    if let Some(g) = info.fe.gdma.at(1) {
+        g.fwd_cfg.on(FE).modify(|v| {
+            v.set_ics_en(false);
+            v.set_tcs_en(false);
+            v.set_ucs_en(false);
+        });
+    }
+}
+
+/// Hand-written: clear bits 22..20 of GDMA2 `fwd_cfg` (0x1500).
+#[unsafe(no_mangle)]
+pub fn handwritten_info_modify() {
+    // SAFETY: see `FE`.
+    unsafe {
+        let v = raw(0x1500).read_volatile();
+        raw(0x1500).write_volatile(v & !(0b111 << 20));
+    }
+}
