@@ -149,7 +149,7 @@ fn reg_ref(map: &Map, path: &In<String>, diags: &mut Vec<Diagnostic>) -> Option<
             Some(RegRef {
                 path: p.clone(),
                 space: space.name.value.clone(),
-                offset: block.base.value + reg.offset.value,
+                offset: block.base.value.saturating_add(reg.offset.value),
                 stride,
                 count,
             })
@@ -372,7 +372,7 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
         for (val, pos, what) in
             [(v.man, sh_fields[1], "man"), (v.exp, sh_fields[2], "exp"), (v.weight, sh_fields[3], "weight")]
         {
-            if pos.width > 0 && val >= 1u64 << pos.width {
+            if pos.width > 0 && val >= 1u64.checked_shl(pos.width).unwrap_or(u64::MAX) {
                 diags.push(Diagnostic::error(
                     sub(shaper, r).span(),
                     format!("shaper `{what}` {val} does not fit the {}-bit field", pos.width),

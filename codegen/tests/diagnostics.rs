@@ -233,6 +233,9 @@ fn missing_file_is_named() {
 fn every_pass_has_a_case() {
     // Keep this list in step with validate::pass_names(): each rule is exercised above.
     let covered = [
+        "names_valid",
+        "offsets_in_range",
+        "type_names_unique",
         "offsets_aligned",
         "arrays_valid",
         "fields_fit",
@@ -257,4 +260,30 @@ fn overlapping_descriptor_fields() {
         &[("mt9999.yaml", &edit("owner_cpu: {word: 2, bits: 31}", "owner_cpu: {word: 2, bits: 29}"))],
     );
     assert!(t.contains("of descriptor `tx_v1` overlap"), "{t}");
+}
+
+#[test]
+fn invalid_name() {
+    let t = fails("invalid_name", &[("mt9999.yaml", &edit("tx_dma_en: {bits: 0", "Tx-DMA: {bits: 0"))]);
+    assert!(t.contains("is not a valid name"), "{t}");
+}
+
+#[test]
+fn reserved_field_name() {
+    let t = fails("reserved_field_name", &[("mt9999.yaml", &edit("rx_dma_en: {bits: 2}", "set_rx: {bits: 2}"))]);
+    assert!(t.contains("collides with a generated method"), "{t}");
+}
+
+#[test]
+fn register_outside_space() {
+    let t = fails("register_outside_space", &[("mt9999.yaml", &edit("base: 0x0800", "base: 0xfffffff0"))]);
+    assert!(t.contains("outside the 32-bit space"), "{t}");
+}
+
+#[test]
+fn generated_type_names_collide() {
+    // Block `pdma` register `glo_cfg` and block `pdma_glo` register `cfg` both give `PdmaGloCfg`.
+    let extra = "      pdma_glo:\n        base: 0x3000\n        registers:\n          cfg: {offset: 0}\n      gdma:\n";
+    let t = fails("type_names_collide", &[("mt9999.yaml", &edit("      gdma:\n", extra))]);
+    assert!(t.contains("would both generate the Rust type `PdmaGloCfg`"), "{t}");
 }

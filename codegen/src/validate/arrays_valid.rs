@@ -36,9 +36,11 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
                     .registers
                     .iter()
                     .map(|r| {
-                        r.offset.value
-                            + 4
-                            + r.array.as_ref().map_or(0, |ra| ra.stride.value * ra.count.value.saturating_sub(1))
+                        let span = r
+                            .array
+                            .as_ref()
+                            .map_or(0, |ra| ra.stride.value.saturating_mul(ra.count.value.saturating_sub(1)));
+                        r.offset.value.saturating_add(4).saturating_add(span)
                     })
                     .max()
                     .unwrap_or(4);

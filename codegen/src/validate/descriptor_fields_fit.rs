@@ -17,7 +17,7 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
             ));
         }
         for f in &d.fields {
-            if f.word.value * 4 + 4 > size {
+            if f.word.value.saturating_mul(4).saturating_add(4) > size {
                 diags.push(
                     Diagnostic::error(
                         f.word.span,

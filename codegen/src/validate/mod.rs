@@ -7,9 +7,12 @@ mod descriptors_disjoint;
 mod fields_disjoint;
 mod fields_fit;
 mod layouts_shared;
+mod names_valid;
 mod offsets_aligned;
+mod offsets_in_range;
 mod registers_disjoint;
 mod soc_complete;
+mod type_names_unique;
 mod values_fit;
 
 use crate::model::Map;
@@ -20,7 +23,9 @@ type MapPass = fn(&Map, &mut Vec<Diagnostic>);
 
 /// Rules on one map, in the order they run.
 const MAP_PASSES: &[(&str, MapPass)] = &[
+    ("names_valid", names_valid::check),
     ("offsets_aligned", offsets_aligned::check),
+    ("offsets_in_range", offsets_in_range::check),
     ("arrays_valid", arrays_valid::check),
     ("fields_fit", fields_fit::check),
     ("fields_disjoint", fields_disjoint::check),
@@ -41,10 +46,11 @@ pub fn validate(maps: &[Map]) -> Vec<Diagnostic> {
     }
     compatibles_unique::check(maps, &mut diags);
     layouts_shared::check(maps, &mut diags);
+    type_names_unique::check(maps, &mut diags);
     diags
 }
 
 /// Names of the per-map passes (for documentation and tests).
 pub fn pass_names() -> impl Iterator<Item = &'static str> {
-    MAP_PASSES.iter().map(|(n, _)| *n).chain(["compatibles_unique", "layouts_shared"])
+    MAP_PASSES.iter().map(|(n, _)| *n).chain(["compatibles_unique", "layouts_shared", "type_names_unique"])
 }

@@ -19,9 +19,9 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
                         let addr = block
                             .base
                             .value
-                            .saturating_add(bi * bstride)
+                            .saturating_add(bi.saturating_mul(bstride))
                             .saturating_add(reg.offset.value)
-                            .saturating_add(ri * rstride);
+                            .saturating_add(ri.saturating_mul(rstride));
                         let mut name = block.name.value.clone();
                         if block.array.is_some() {
                             name += &format!("[{bi}]");
@@ -39,7 +39,7 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
         let mut reported = std::collections::HashSet::new();
         for w in slots.windows(2) {
             let (a, b) = (&w[0], &w[1]);
-            if b.0 < a.0 + 4 && reported.insert((a.2, b.2)) {
+            if b.0 < a.0.saturating_add(4) && reported.insert((a.2, b.2)) {
                 diags.push(
                     Diagnostic::error(
                         b.2,
