@@ -117,3 +117,14 @@ fn bad_arguments_are_usage_errors() {
     let (code, _, _) = ddgen(&["dump", "mt7621"]);
     assert_eq!(code, 2, "--json is required");
 }
+
+#[test]
+fn readme_example_is_complete_and_valid() {
+    let readme = include_str!("../../regs/README.md");
+    let start = readme.find("```yaml\n").expect("example block") + "```yaml\n".len();
+    let end = start + readme[start..].find("```").expect("end of block");
+    let example = &readme[start..end];
+    let p = ddgen::load_texts(&[("regs/README.md", example)]).unwrap_or_else(|r| panic!("README example:\n{r}"));
+    assert_eq!(p.socs().count(), 1);
+    assert!(ddgen::generate(&p).file().contains("pub mod mt9999"));
+}
