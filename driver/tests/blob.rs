@@ -1,0 +1,124 @@
+//! Malformed blobs: each structural problem gets its own error, and no mutation of a valid blob
+//! makes the probe panic.
+
+mod support;
+
+use fe_driver::dt::{ProbeErrorKind as K, probe};
+use proptest::prelude::*;
+use support::{dtb, mt7621_board};
+
+fn kind(bytes: &[u8]) -> String {
+    match probe(bytes) {
+        Ok(_) => "ok".into(),
+        Err(e) => format!("{:?}", e.kind),
+    }
+}
+
+fn good() -> Vec<u8> {
+    dtb(&mt7621_board())
+}
+
+fn set_word(b: &mut [u8], index: usize, v: u32) {
+    b[index * 4..index * 4 + 4].copy_from_slice(&v.to_be_bytes());
+}
+
+#[test]
+fn empty_and_short() {
+    assert_eq!(probe(&[]).unwrap_err().kind, K::Truncated { need: 40, have: 0 });
+    assert!(matches!(probe(&good()[..39]).unwrap_err().kind, K::Truncated { .. }));
+}
+
+#[test]
+fn truncated_body() {
+    let g = good();
+    let e = probe(&g[..g.len() - 10]).unwrap_err();
+    assert_eq!(e.kind, K::Truncated { need: g.len(), have: g.len() - 10 });
+    assert!(e.to_string().contains("truncated"));
+}
+
+#[test]
+fn wrong_magic() {
+    let mut g = good();
+    set_word(&mut g, 0, 0x1234_5678);
+    let e = probe(&g).unwrap_err();
+    assert_eq!(e.kind, K::BadMagic(0x1234_5678));
+    assert!(e.to_string().contains("0xd00dfeed"));
+}
+
+#[test]
+fn wrong_version() {
+    let mut g = good();
+    set_word(&mut g, 5, 15);
+    assert_eq!(probe(&g).unwrap_err().kind, K::UnsupportedVersion { version: 15, last_comp: 16 });
+    let mut g = good();
+    set_word(&mut g, 6, 18);
+    assert!(matches!(probe(&g).unwrap_err().kind, K::UnsupportedVersion { .. }));
+}
+
+#[test]
+fn blocks_outside_the_blob() {
+    let mut g = good();
+    set_word(&mut g, 9, 0x10_0000); // size_dt_struct
+    assert!(matches!(probe(&g).unwrap_err().kind, K::BadLayout(_)));
+    let mut g = good();
+    set_word(&mut g, 3, u32::MAX); // off_dt_strings
+    assert!(matches!(probe(&g).unwrap_err().kind, K::BadLayout(_)));
+}
+
+#[test]
+fn garbled_structure() {
+    let mut g = good();
+    let off_struct = u32::from_be_bytes(g[8..12].try_into().unwrap()) as usize;
+    g[off_struct..off_struct + 4].copy_from_slice(&7u32.to_be_bytes());
+    let e = probe(&g).unwrap_err();
+    assert!(matches!(e.kind, K::BadStructure { what: "unknown token", offset: 0 }), "{e}");
+}
+
+#[test]
+fn property_name_offset_outside_strings() {
+    let mut g = good();
+    let off_struct = u32::from_be_bytes(g[8..12].try_into().unwrap()) as usize;
+    // Root node: BEGIN_NODE, empty name padded to 4, then the first PROP: tag, len, nameoff.
+    g[off_struct + 16..off_struct + 20].copy_from_slice(&0xffffu32.to_be_bytes());
+    assert!(matches!(probe(&g).unwrap_err().kind, K::BadStructure { .. }));
+}
+
+#[test]
+fn deep_nesting_is_refused() {
+    let mut n = support::Node::new("leaf");
+    for i in 0..40 {
+        n = support::Node::new(&format!("n{i}")).child(n);
+    }
+    let root = support::Node::new("").child(n);
+    assert_eq!(probe(&dtb(&root)).unwrap_err().kind, K::TooDeep);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// Flipping, overwriting or truncating bytes of a valid blob never panics: the probe either
+    /// succeeds or returns an error.
+    #[test]
+    fn mutated_blob_never_panics(edits in prop::collection::vec((any::<usize>(), any::<u8>()), 1..8), cut in any::<usize>(), do_cut in any::<bool>()) {
+        let mut g = good();
+        for (i, b) in edits {
+            let k = i % g.len();
+            g[k] = b;
+        }
+        if do_cut {
+            g.truncate(cut % (g.len() + 1));
+        }
+        let _ = kind(&g);
+    }
+
+    /// Words set to interesting values (offsets, lengths, tokens) never panic either.
+    #[test]
+    fn mutated_words_never_panic(edits in prop::collection::vec((any::<usize>(), prop_oneof![Just(0u32), Just(1), Just(2), Just(3), Just(9), Just(u32::MAX), Just(0x8000_0000), any::<u32>()]), 1..5)) {
+        let mut g = good();
+        let words = g.len() / 4;
+        for (i, v) in edits {
+            set_word(&mut g, i % words, v);
+        }
+        let _ = kind(&g);
+    }
+}

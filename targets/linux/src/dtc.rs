@@ -1,0 +1,51 @@
+//! Compiling `.dts` files the way the kernel does: `cpp` for includes and macros, then `dtc`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The project's `dts/` folder (board sources and the `dt-bindings` headers they include).
+pub fn dts_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../dts")
+}
+
+/// Compiles `dts` to a DTB in memory: `cpp -nostdinc -undef -x assembler-with-cpp` with the
+/// file's folder, `dts/` and `dts/include` (plus `extra_includes`) as include paths, then
+/// `dtc -I dts -O dtb`. Errors name the file and carry the tools' messages.
+pub fn compile(dts: &Path, extra_includes: &[PathBuf]) -> Result<Vec<u8>, String> {
+    let dir = dts.parent().unwrap_or(Path::new("."));
+    let mut cpp = Command::new("cpp");
+    cpp.args(["-nostdinc", "-undef", "-D__DTS__", "-x", "assembler-with-cpp"]);
+    for inc in [dir.to_path_buf(), dts_dir(), dts_dir().join("include")].iter().chain(extra_includes) {
+        cpp.arg("-I").arg(inc);
+    }
+    cpp.arg(dts);
+    let pre = cpp.output().map_err(|e| format!("cannot run cpp for {}: {e} (install gcc/cpp)", dts.display()))?;
+    if !pre.status.success() {
+        return Err(format!("cpp failed on {}:\n{}", dts.display(), String::from_utf8_lossy(&pre.stderr).trim_end()));
+    }
+    let mut dtc = Command::new("dtc")
+        .args(["-q", "-I", "dts", "-O", "dtb", "-o", "-", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run dtc for {}: {e} (install device-tree-compiler)", dts.display()))?;
+    let mut stdin = dtc.stdin.take().ok_or("dtc has no stdin")?;
+    let input = pre.stdout;
+    let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &input));
+    let out = dtc.wait_with_output().map_err(|e| format!("dtc on {}: {e}", dts.display()))?;
+    let _ = writer.join();
+    if !out.status.success() {
+        return Err(format!("dtc failed on {}:\n{}", dts.display(), String::from_utf8_lossy(&out.stderr).trim_end()));
+    }
+    Ok(out.stdout)
+}
+
+/// Reads a DTB, or compiles a DTS (chosen by the `.dts`/`.dtsi` extension or the content).
+pub fn load(path: &Path) -> Result<Vec<u8>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let is_source = path.extension().is_some_and(|e| e == "dts" || e == "dtsi")
+        || bytes.starts_with(b"/dts-v1/")
+        || bytes.starts_with(b"#include");
+    if is_source { compile(path, &[]) } else { Ok(bytes) }
+}
