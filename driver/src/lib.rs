@@ -2,7 +2,7 @@
 //!
 //! `no_std`, allocation-free, and generic over the SoC only through data: every per-SoC fact
 //! comes from [`fe_regs::SocInfo`] (generated from `regs/*.yaml`) and from the board's device
-//! tree, read by [`dt::probe`] into a [`dt::Platform`].
+//! tree, read by [`dt::probe()`] into a [`dt::Platform`].
 
 #![no_std]
 #![deny(missing_docs)]

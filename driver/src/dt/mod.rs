@@ -3,7 +3,7 @@
 //! The blob is first checked structurally ([`blob`]), so malformed input becomes an error that
 //! names the offset or node instead of reaching the `fdt` crate's assertions; then the tree is
 //! walked with node paths ([`walk`]), and the Ethernet node, its MACs and the DSA switch ports
-//! behind them are read into a [`Platform`] ([`probe`]).
+//! behind them are read into a [`Platform`] ([`mod@probe`]).
 
 // Errors carry their node path inline (no allocation in the core), so they are larger than
 // clippy's default; they are returned only on the cold failure path.

@@ -16,40 +16,30 @@ pub const SPEEDS: &[u32] = &[10, 100, 1000, 2500, 5000, 10000];
 /// Probes the device tree blob `dtb`.
 pub fn probe(dtb: &[u8]) -> Result<Platform<'_>, ProbeError<'_>> {
     let tree = Tree::parse(dtb)?;
-    let (path, soc, compatible) = find_ethernet(&tree)?;
-    let mut result = Err(ProbeError::at(path, None, K::NoEthernetNode));
-    tree.walk(&mut |v| {
-        if v.path != path {
-            return Flow::Continue;
-        }
-        result = probe_node(&tree, v, soc, compatible);
-        Flow::Stop
-    });
-    result
+    find_ethernet(&tree)
 }
 
-/// Finds the first enabled node whose compatible list names a SoC of the table.
-fn find_ethernet<'a>(tree: &Tree<'a>) -> Result<(NodePath, &'static SocInfo, &'a str), ProbeError<'a>> {
-    let mut found: Option<(NodePath, &'static SocInfo, &'a str)> = None;
+/// Finds the first enabled node whose compatible list names a SoC of the table and probes it.
+fn find_ethernet<'a>(tree: &Tree<'a>) -> Result<Platform<'a>, ProbeError<'a>> {
+    let mut found: Option<Result<Platform<'a>, ProbeError<'a>>> = None;
     let mut disabled: Option<NodePath> = None;
     let mut unknown: Option<(NodePath, &'a str)> = None;
-    let mut error: Option<ProbeError<'a>> = None;
     tree.walk(&mut |v| {
         let Some(p) = v.node.property("compatible") else { return Flow::Continue };
         let Some(list) = strings(p.value) else {
-            error = Some(ProbeError::at(v.path, Some("compatible"), K::BadString));
+            found = Some(Err(ProbeError::at(v.path, Some("compatible"), K::BadString)));
             return Flow::Stop;
         };
         for c in list {
             if let Some(soc) = fe_regs::by_compatible(c) {
                 match enabled(&v.node, v.path) {
                     Ok(true) => {
-                        found = Some((v.path, soc, c));
+                        found = Some(probe_node(tree, v, soc, c));
                         return Flow::Stop;
                     }
                     Ok(false) => disabled = disabled.or(Some(v.path)),
                     Err(e) => {
-                        error = Some(e);
+                        found = Some(Err(e));
                         return Flow::Stop;
                     }
                 }
@@ -61,11 +51,8 @@ fn find_ethernet<'a>(tree: &Tree<'a>) -> Result<(NodePath, &'static SocInfo, &'a
         }
         Flow::Continue
     });
-    if let Some(e) = error {
-        return Err(e);
-    }
     match (found, disabled, unknown) {
-        (Some(f), _, _) => Ok(f),
+        (Some(r), _, _) => r,
         (None, Some(p), _) => Err(ProbeError::at(p, Some("status"), K::Disabled)),
         (None, None, Some((p, c))) => Err(ProbeError::at(p, Some("compatible"), K::UnknownCompatible(c))),
         (None, None, None) => Err(ProbeError::blob(K::NoEthernetNode)),

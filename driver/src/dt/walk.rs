@@ -57,7 +57,8 @@ impl<'a> Tree<'a> {
     /// Visits every node depth-first, parents before children.
     pub fn walk<'t>(&'t self, f: &mut dyn FnMut(&Visit<'_, 't, 'a>) -> Flow) {
         let Some(root) = self.root() else { return };
-        let mut stack: [Option<FdtNode<'t, 'a>>; MAX_DEPTH + 1] = [None; MAX_DEPTH + 1];
+        // Ancestors live in one array for the whole walk: entry i is the node at depth i.
+        let mut stack: [FdtNode<'t, 'a>; MAX_DEPTH + 1] = [root; MAX_DEPTH + 1];
         walk_node(root, NodePath::root(), &mut stack, 0, f);
     }
 
@@ -79,17 +80,11 @@ impl<'a> Tree<'a> {
 fn walk_node<'t, 'a>(
     node: FdtNode<'t, 'a>,
     path: NodePath,
-    stack: &mut [Option<FdtNode<'t, 'a>>; MAX_DEPTH + 1],
+    stack: &mut [FdtNode<'t, 'a>; MAX_DEPTH + 1],
     depth: usize,
     f: &mut dyn FnMut(&Visit<'_, 't, 'a>) -> Flow,
 ) -> bool {
-    let mut ancestors: [FdtNode<'t, 'a>; MAX_DEPTH + 1] = [node; MAX_DEPTH + 1];
-    let mut n = 0;
-    for a in stack[..depth].iter().flatten() {
-        ancestors[n] = *a;
-        n += 1;
-    }
-    match f(&Visit { node, path, ancestors: &ancestors[..n] }) {
+    match f(&Visit { node, path, ancestors: &stack[..depth] }) {
         Flow::Stop => return false,
         Flow::SkipChildren => return true,
         Flow::Continue => {}
@@ -97,13 +92,11 @@ fn walk_node<'t, 'a>(
     if depth >= MAX_DEPTH {
         return true;
     }
-    stack[depth] = Some(node);
+    stack[depth] = node;
     for child in node.children() {
         if !walk_node(child, path.child(child.name), stack, depth + 1, f) {
-            stack[depth] = None;
             return false;
         }
     }
-    stack[depth] = None;
     true
 }

@@ -9,13 +9,14 @@ pub fn dts_dir() -> PathBuf {
 }
 
 /// Compiles `dts` to a DTB in memory: `cpp -nostdinc -undef -x assembler-with-cpp` with the
-/// file's folder, `dts/` and `dts/include` (plus `extra_includes`) as include paths, then
+/// `extra_includes`, then the file's folder, `dts/` and `dts/include` as include paths, then
 /// `dtc -I dts -O dtb`. Errors name the file and carry the tools' messages.
 pub fn compile(dts: &Path, extra_includes: &[PathBuf]) -> Result<Vec<u8>, String> {
     let dir = dts.parent().unwrap_or(Path::new("."));
     let mut cpp = Command::new("cpp");
     cpp.args(["-nostdinc", "-undef", "-D__DTS__", "-x", "assembler-with-cpp"]);
-    for inc in [dir.to_path_buf(), dts_dir(), dts_dir().join("include")].iter().chain(extra_includes) {
+    // Extra include folders first, so a kernel tree's headers win over the minimal ones here.
+    for inc in extra_includes.iter().chain([dir.to_path_buf(), dts_dir(), dts_dir().join("include")].iter()) {
         cpp.arg("-I").arg(inc);
     }
     cpp.arg(dts);
