@@ -79,7 +79,7 @@ pub fn dtb(root: &Node) -> Vec<u8> {
         off
     }
     fn pad(v: &mut Vec<u8>) {
-        while v.len() % 4 != 0 {
+        while !v.len().is_multiple_of(4) {
             v.push(0);
         }
     }
