@@ -247,6 +247,11 @@ fn every_pass_has_a_case() {
         "soc_complete",
         "compatibles_unique",
         "layouts_shared",
+        "reset_outside_fields",
+        "enum_values_unique",
+        "register_has_fields",
+        "reset_sets_write_only",
+        "enum_incomplete",
     ];
     for p in ddgen::validate::pass_names() {
         assert!(covered.contains(&p), "validation pass `{p}` has no bad-input case");
@@ -283,7 +288,151 @@ fn register_outside_space() {
 #[test]
 fn generated_type_names_collide() {
     // Block `pdma` register `glo_cfg` and block `pdma_glo` register `cfg` both give `PdmaGloCfg`.
-    let extra = "      pdma_glo:\n        base: 0x3000\n        registers:\n          cfg: {offset: 0}\n      gdma:\n";
+    let extra = "      pdma_glo:\n        base: 0x3000\n        registers:\n          cfg: {offset: 0, description: PDMA glue}\n      gdma:\n";
     let t = fails("type_names_collide", &[("mt9999.yaml", &edit("      gdma:\n", extra))]);
     assert!(t.contains("would both generate the Rust type `PdmaGloCfg`"), "{t}");
+}
+
+/// Loads `files`, expects success with warnings, and snapshots the rendered warnings under `name`.
+fn warns(name: &str, files: &[(&str, &str)]) -> String {
+    let p = ddgen::load_texts(files).unwrap_or_else(|r| panic!("case `{name}` was rejected:\n{r}"));
+    assert!(!p.warnings.is_empty(), "case `{name}` gave no warning");
+    assert!(p.warnings.iter().all(|w| w.severity == ddgen::Severity::Warning));
+    let text: Vec<String> = p.warnings.iter().map(|w| w.render(&p.sources)).collect();
+    let text = text.join("\n\n");
+    settings().bind(|| insta::assert_snapshot!(name, text));
+    text
+}
+
+#[test]
+fn good_fixture_has_no_warnings() {
+    let p = ddgen::load_texts(&[("mt9999.yaml", GOOD)]).unwrap_or_else(|r| panic!("{r}"));
+    let w: Vec<String> = p.warnings.iter().map(|w| w.render(&p.sources)).collect();
+    assert!(w.is_empty(), "{}", w.join("\n"));
+}
+
+#[test]
+fn reset_outside_fields() {
+    // Bit 8 of pdma.glo_cfg is in no field.
+    let t = fails("reset_outside_fields", &[("mt9999.yaml", &edit("reset: 0x00000000", "reset: 0x00000110"))]);
+    assert!(t.contains("sets bits 0x00000100 that are in no field") && t.contains("mt9999.yaml:18:"), "{t}");
+}
+
+#[test]
+fn reset_of_fieldless_register_is_not_checked_against_fields() {
+    let text = edit(
+        "            description: RX ring base address\n",
+        "            reset: 0x1000\n            description: RX ring base address\n",
+    );
+    let p = ddgen::load_texts(&[("mt9999.yaml", &text)]).unwrap_or_else(|r| panic!("{r}"));
+    assert!(p.warnings.is_empty());
+}
+
+#[test]
+fn register_without_fields_or_description_warns() {
+    let t = warns(
+        "register_has_fields",
+        &[(
+            "mt9999.yaml",
+            &edit("          irq_status:\n", "          int_grp: {offset: 0x250}\n          irq_status:\n"),
+        )],
+    );
+    assert!(t.starts_with("warning: register `pdma.int_grp` has no fields and no description"), "{t}");
+    assert!(t.contains("mt9999.yaml:27:11"), "{t}");
+}
+
+#[test]
+fn described_register_without_fields_is_fine() {
+    let text = edit(
+        "          irq_status:\n",
+        "          int_grp: {offset: 0x250, description: Interrupt routing}\n          irq_status:\n",
+    );
+    let p = ddgen::load_texts(&[("mt9999.yaml", &text)]).unwrap_or_else(|r| panic!("{r}"));
+    assert!(p.warnings.is_empty());
+}
+
+#[test]
+fn reset_sets_write_only_field_warns() {
+    let text = edit("reset: 0x00000000", "reset: 0x00000004").replacen(
+        "rx_dma_en: {bits: 2}",
+        "rx_dma_en: {bits: 2, access: wo}",
+        1,
+    );
+    let t = warns("reset_sets_write_only", &[("mt9999.yaml", &text)]);
+    assert!(
+        t.contains("sets bits 0x00000004 of the write-only field `rx_dma_en`") && t.contains("mt9999.yaml:18:"),
+        "{t}"
+    );
+}
+
+#[test]
+fn reset_sets_field_of_write_only_register_warns() {
+    // The field inherits `wo` from its register.
+    let text = edit("access: rw ", "access: wo ").replacen("reset: 0x00000000", "reset: 0x00000001", 1).replacen(
+        "tx_dma_busy: {bits: 1, access: ro, description: TX DMA busy}",
+        "tx_dma_busy: {bits: 1, description: TX DMA busy}",
+        1,
+    );
+    let p = ddgen::load_texts(&[("mt9999.yaml", &text)]).unwrap_or_else(|r| panic!("{r}"));
+    let t: Vec<String> = p.warnings.iter().map(|w| w.render(&p.sources)).collect();
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert!(
+        t[0].contains("write-only field `tx_dma_en`") && t[0].contains("write-only from the register's access"),
+        "{}",
+        t[0]
+    );
+}
+
+#[test]
+fn enum_leaving_values_unnamed_warns() {
+    let t = warns(
+        "enum_incomplete",
+        &[("mt9999.yaml", &edit("enum: {dw4: 0, dw8: 1, dw16: 2, dw32: 3}", "enum: {dw4: 0, dw8: 1, dw16: 2}"))],
+    );
+    assert!(t.contains("names 3 of the 4 values of its 2-bit field") && t.contains("unnamed values: 3"), "{t}");
+    assert!(t.contains("mt9999.yaml:24:15"), "{t}");
+}
+
+#[test]
+fn inherited_warning_is_reported_once() {
+    // The base's incomplete enum is inherited by the SoC: one warning, not one per map.
+    let base = edit("enum: {dw4: 0, dw8: 1, dw16: 2, dw32: 3}", "enum: {dw4: 0, dw8: 1, dw16: 2}")
+        .replacen("name: mt9999", "name: base\nabstract: true", 1)
+        .replacen("  compatible: [\"vendor,mt9999-eth\"]\n", "", 1);
+    let derived = "name: mt9999\nextends: base\nsoc:\n  compatible: [\"vendor,mt9999-eth\"]\n";
+    let p = ddgen::load_texts(&[("base.yaml", &base), ("mt9999.yaml", derived)]).unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!(p.maps.len(), 2);
+    assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+}
+
+#[test]
+fn warnings_do_not_stop_generation() {
+    let text = edit("enum: {dw4: 0, dw8: 1, dw16: 2, dw32: 3}", "enum: {dw4: 0}");
+    let p = ddgen::load_texts(&[("mt9999.yaml", &text)]).unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!(p.warnings.len(), 1);
+    assert!(ddgen::generate(&p).file().contains("pub mod mt9999"));
+}
+
+#[test]
+fn every_warning_pass_has_a_case() {
+    // The warning passes, exercised above by `warns(...)` cases.
+    let covered = ["register_has_fields", "reset_sets_write_only", "enum_incomplete"];
+    for p in covered {
+        assert!(ddgen::validate::pass_names().any(|n| n == p), "`{p}` is not a registered pass");
+    }
+}
+
+#[test]
+fn enum_value_named_twice() {
+    // Two names for 0 and none for 1: the generated decoder would be wrong (or not compile).
+    let t = fails("enum_value_named_twice", &[("mt9999.yaml", &edit("dw8: 1", "dw8: 0"))]);
+    assert!(t.contains("`dw4` and `dw8` of field `pdma.glo_cfg.dma_size` both have the value 0"), "{t}");
+    assert!(!t.contains("warning"), "{t}");
+}
+
+#[test]
+fn one_bit_enum_with_a_repeated_value_is_rejected() {
+    let text = edit("tx_dma_en: {bits: 0, description: Enable TX DMA}", "tx_dma_en: {bits: 0, enum: {off: 0, no: 0}}");
+    let r = ddgen::load_texts(&[("mt9999.yaml", &text)]).expect_err("repeated enum value");
+    assert!(r.render().contains("both have the value 0"), "{}", r.render());
 }

@@ -4,19 +4,25 @@ mod arrays_valid;
 mod compatibles_unique;
 mod descriptor_fields_fit;
 mod descriptors_disjoint;
+mod enum_incomplete;
+mod enum_values_unique;
 mod fields_disjoint;
 mod fields_fit;
 mod layouts_shared;
 mod names_valid;
 mod offsets_aligned;
 mod offsets_in_range;
+mod register_has_fields;
 mod registers_disjoint;
+mod reset_outside_fields;
+mod reset_sets_write_only;
 mod soc_complete;
 mod type_names_unique;
 mod values_fit;
 
 use crate::model::Map;
-use crate::source::Diagnostic;
+use crate::source::{Diagnostic, Severity};
+use std::collections::HashSet;
 
 /// A rule checked on one resolved map.
 type MapPass = fn(&Map, &mut Vec<Diagnostic>);
@@ -30,13 +36,22 @@ const MAP_PASSES: &[(&str, MapPass)] = &[
     ("fields_fit", fields_fit::check),
     ("fields_disjoint", fields_disjoint::check),
     ("values_fit", values_fit::check),
+    ("enum_values_unique", enum_values_unique::check),
+    ("reset_outside_fields", reset_outside_fields::check),
     ("registers_disjoint", registers_disjoint::check),
     ("descriptor_fields_fit", descriptor_fields_fit::check),
     ("descriptors_disjoint", descriptors_disjoint::check),
     ("soc_complete", soc_complete::check),
+    // Warnings: legal but suspicious.
+    ("register_has_fields", register_has_fields::check),
+    ("reset_sets_write_only", reset_sets_write_only::check),
+    ("enum_incomplete", enum_incomplete::check),
 ];
 
 /// Runs every rule on every map, then the rules across maps; returns all diagnostics.
+///
+/// A map inherits the items of its base, so a problem in an inherited item is found once per map
+/// that has it; those repeats (same severity, place and message) are reported once.
 pub fn validate(maps: &[Map]) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     for map in maps {
@@ -47,10 +62,12 @@ pub fn validate(maps: &[Map]) -> Vec<Diagnostic> {
     compatibles_unique::check(maps, &mut diags);
     layouts_shared::check(maps, &mut diags);
     type_names_unique::check(maps, &mut diags);
+    let mut seen = HashSet::new();
+    diags.retain(|d| seen.insert((d.severity == Severity::Error, d.span, d.message.clone(), d.label.clone())));
     diags
 }
 
-/// Names of the per-map passes (for documentation and tests).
+/// Names of every pass, per-map ones first, then the cross-map ones (for documentation and tests).
 pub fn pass_names() -> impl Iterator<Item = &'static str> {
     MAP_PASSES.iter().map(|(n, _)| *n).chain(["compatibles_unique", "layouts_shared", "type_names_unique"])
 }

@@ -25,7 +25,8 @@ fn boards() -> Vec<(String, Vec<u8>)> {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() == 4 && args[1] == "--only" {
-        let dtb = fe_linux::dtc::compile(&fe_linux::dtc::dts_dir().join(&args[2]), &[]).unwrap_or_else(|e| panic!("{e}"));
+        let dtb =
+            fe_linux::dtc::compile(&fe_linux::dtc::dts_dir().join(&args[2]), &[]).unwrap_or_else(|e| panic!("{e}"));
         let n: usize = args[3].parse().expect("N");
         for _ in 0..n {
             black_box(fe_driver::dt::probe(black_box(&dtb)).is_ok());
@@ -52,6 +53,10 @@ fn main() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/bench");
     std::fs::create_dir_all(&dir).ok();
     let out = dir.join("probe.json");
-    std::fs::write(&out, serde_json::to_string_pretty(&serde_json::json!({"iterations": iterations, "boards": rows})).unwrap()).ok();
+    std::fs::write(
+        &out,
+        serde_json::to_string_pretty(&serde_json::json!({"iterations": iterations, "boards": rows})).unwrap(),
+    )
+    .ok();
     println!("wrote {}", out.display());
 }
