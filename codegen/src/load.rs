@@ -51,6 +51,11 @@ fn to_diagnostic(id: FileId, text: &str, e: &serde_saphyr::Error) -> Diagnostic 
         None => message,
     };
     let message = message.lines().next().unwrap_or("malformed YAML").trim().to_string();
+    // The parser suggests an API option to its own callers; a map author cannot set it.
+    let message = match message.find(", set DuplicateKeyPolicy") {
+        Some(i) => format!("{} (each name may appear once in a mapping)", &message[..i]),
+        None => message,
+    };
     let span = match e.location() {
         Some(loc) if loc.line() > 0 => {
             let mut s = Span::from_location(id, &loc);

@@ -436,3 +436,10 @@ fn one_bit_enum_with_a_repeated_value_is_rejected() {
     let r = ddgen::load_texts(&[("mt9999.yaml", &text)]).expect_err("repeated enum value");
     assert!(r.render().contains("both have the value 0"), "{}", r.render());
 }
+
+#[test]
+fn duplicate_register_name() {
+    let dup = "          glo_cfg:\n            offset: 0x300\n          glo_cfg:\n";
+    let t = fails("duplicate_register_name", &[("mt9999.yaml", &edit("          glo_cfg:\n", dup))]);
+    assert!(t.contains("mt9999.yaml:") && t.to_lowercase().contains("duplicate"), "{t}");
+}
