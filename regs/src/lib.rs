@@ -28,6 +28,7 @@ extern crate alloc;
 
 pub mod bus;
 pub mod caps;
+pub mod meta;
 pub mod mmio;
 
 mod generated {

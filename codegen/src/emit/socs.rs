@@ -52,6 +52,8 @@ pub fn emit_table(spaces: &[USpace], socs: &[(&Map, &SocCaps)]) -> TokenStream {
             pub compatible: &'static [&'static str],
             #[doc = " Capabilities and quirks."]
             pub caps: crate::caps::Capabilities,
+            #[doc = " Every register with its offset, access kind, reset value and bit masks, as data."]
+            pub registers: &'static [crate::meta::RegMeta],
             #info_fields
         }
 
@@ -233,6 +235,46 @@ fn register_table(m: &Map) -> String {
     t
 }
 
+fn register_metas(m: &Map) -> TokenStream {
+    use crate::ast::Access;
+    let mut out = TokenStream::new();
+    for s in &m.spaces {
+        let space = type_ident(&s.name.value);
+        for b in &s.blocks {
+            for r in &b.registers {
+                let (stride, count) = match (&b.array, &r.array) {
+                    (Some(a), _) | (None, Some(a)) => (a.stride.value, a.count.value),
+                    (None, None) => (0, 1),
+                };
+                let all: u64 = 0xffff_ffff;
+                let named = r.fields.iter().fold(0u64, |acc, f| acc | f.mask());
+                let mask_of = |want: &[Access]| r.fields.iter().filter(|f| want.contains(&f.access(r))).fold(0u64, |acc, f| acc | f.mask());
+                let unnamed_if = |want: &[Access]| if want.contains(&r.access.value) { all & !named } else { 0 };
+                let ro = mask_of(&[Access::Ro, Access::Rc]) | unnamed_if(&[Access::Ro, Access::Rc]);
+                let w1c = mask_of(&[Access::W1c]) | unnamed_if(&[Access::W1c]);
+                let wo = mask_of(&[Access::Wo]) | unnamed_if(&[Access::Wo]);
+                let access = match r.access.value {
+                    Access::Ro => quote!(Ro),
+                    Access::Wo => quote!(Wo),
+                    Access::Rw => quote!(Rw),
+                    Access::W1c => quote!(W1c),
+                    Access::Rc => quote!(Rc),
+                };
+                let name = format!("{}.{}", b.name.value, r.name.value);
+                let (off, st, c, reset) = (hex(b.base.value + r.offset.value), hex(stride), num(count), hex(r.reset.value));
+                let (ro, w1c, wo) = (hex(ro), hex(w1c), hex(wo));
+                out.extend(quote! {
+                    crate::meta::RegMeta {
+                        space: crate::Space::#space, name: #name, offset: #off, stride: #st, count: #c,
+                        access: crate::meta::AccessKind::#access, reset: #reset, ro_mask: #ro, w1c_mask: #w1c, wo_mask: #wo,
+                    },
+                });
+            }
+        }
+    }
+    out
+}
+
 /// Emits `pub mod <soc>` with constant maps, `INFO`, and a register table in its docs.
 pub fn emit_soc(m: &Map, caps: &SocCaps, spaces: &[USpace], names: &TypeNames) -> TokenStream {
     let md = format_ident!("{}", snake(&m.name.value));
@@ -278,6 +320,7 @@ pub fn emit_soc(m: &Map, caps: &SocCaps, spaces: &[USpace], names: &TypeNames) -
     let description = m.description.as_str();
     let compat: Vec<&str> = m.compatible.iter().map(|c| c.value.as_str()).collect();
     let caps = caps_tokens(m, caps);
+    let metas = register_metas(m);
     let module_doc = doc(&format!(
         "{}{}\n\nCompatible: {}.{}\n\n{}",
         m.name.value,
@@ -296,6 +339,7 @@ pub fn emit_soc(m: &Map, caps: &SocCaps, spaces: &[USpace], names: &TypeNames) -
                 description: #description,
                 compatible: &[#(#compat),*],
                 caps: #caps,
+                registers: &[#metas],
                 #info_fields
             };
         }
