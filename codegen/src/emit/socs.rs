@@ -248,7 +248,9 @@ fn register_metas(m: &Map) -> TokenStream {
                 };
                 let all: u64 = 0xffff_ffff;
                 let named = r.fields.iter().fold(0u64, |acc, f| acc | f.mask());
-                let mask_of = |want: &[Access]| r.fields.iter().filter(|f| want.contains(&f.access(r))).fold(0u64, |acc, f| acc | f.mask());
+                let mask_of = |want: &[Access]| {
+                    r.fields.iter().filter(|f| want.contains(&f.access(r))).fold(0u64, |acc, f| acc | f.mask())
+                };
                 let unnamed_if = |want: &[Access]| if want.contains(&r.access.value) { all & !named } else { 0 };
                 let ro = mask_of(&[Access::Ro, Access::Rc]) | unnamed_if(&[Access::Ro, Access::Rc]);
                 let w1c = mask_of(&[Access::W1c]) | unnamed_if(&[Access::W1c]);
@@ -261,7 +263,8 @@ fn register_metas(m: &Map) -> TokenStream {
                     Access::Rc => quote!(Rc),
                 };
                 let name = format!("{}.{}", b.name.value, r.name.value);
-                let (off, st, c, reset) = (hex(b.base.value + r.offset.value), hex(stride), num(count), hex(r.reset.value));
+                let (off, st, c, reset) =
+                    (hex(b.base.value + r.offset.value), hex(stride), num(count), hex(r.reset.value));
                 let (ro, w1c, wo) = (hex(ro), hex(w1c), hex(wo));
                 out.extend(quote! {
                     crate::meta::RegMeta {

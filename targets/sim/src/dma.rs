@@ -1,0 +1,83 @@
+//! DMA memory: a contiguous region addressed by physical address, shared by driver and engine.
+
+use crate::violation::Violation;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// Physical address where DMA memory starts (away from 0, so a null pointer is out of range).
+pub const DMA_BASE: u64 = 0x8000_0000;
+
+/// DMA-able memory with a bump allocator.
+#[derive(Debug)]
+pub struct DmaMemory {
+    bytes: Vec<u8>,
+    next: usize,
+}
+
+impl DmaMemory {
+    /// `size` bytes of zeroed DMA memory.
+    #[must_use]
+    pub fn new(size: usize) -> Self {
+        DmaMemory { bytes: vec![0; size], next: 0 }
+    }
+
+    /// Allocates `size` bytes aligned to `align` (a power of two); `None` when memory is full.
+    pub fn alloc(&mut self, size: usize, align: usize) -> Option<u64> {
+        let align = align.max(1);
+        let start = self.next.checked_add(align - 1)? & !(align - 1);
+        let end = start.checked_add(size)?;
+        if end > self.bytes.len() {
+            return None;
+        }
+        self.next = end;
+        Some(DMA_BASE + start as u64)
+    }
+
+    /// Bytes allocated so far.
+    #[must_use]
+    pub fn used(&self) -> usize {
+        self.next
+    }
+
+    fn range(&self, addr: u64, len: usize) -> Result<core::ops::Range<usize>, Violation> {
+        let bad = Violation::DmaOutOfRange { addr, len };
+        let start = addr.checked_sub(DMA_BASE).ok_or(bad)? as usize;
+        let end = start.checked_add(len).ok_or(bad)?;
+        if end > self.next {
+            return Err(bad);
+        }
+        Ok(start..end)
+    }
+
+    /// The `len` bytes at `addr`.
+    pub fn read(&self, addr: u64, len: usize) -> Result<&[u8], Violation> {
+        let r = self.range(addr, len)?;
+        Ok(&self.bytes[r])
+    }
+
+    /// Writes `data` at `addr`.
+    pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Violation> {
+        let r = self.range(addr, data.len())?;
+        self.bytes[r].copy_from_slice(data);
+        Ok(())
+    }
+
+    /// Reads `N` little-endian words at `addr` (a descriptor).
+    pub fn read_words<const N: usize>(&self, addr: u64) -> Result<[u32; N], Violation> {
+        let b = self.read(addr, 4 * N)?;
+        let mut w = [0u32; N];
+        for (i, c) in b.chunks_exact(4).enumerate() {
+            w[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+        Ok(w)
+    }
+
+    /// Writes `N` words little-endian at `addr`.
+    pub fn write_words<const N: usize>(&mut self, addr: u64, words: &[u32; N]) -> Result<(), Violation> {
+        let r = self.range(addr, 4 * N)?;
+        for (c, w) in self.bytes[r].chunks_exact_mut(4).zip(words) {
+            c.copy_from_slice(&w.to_le_bytes());
+        }
+        Ok(())
+    }
+}

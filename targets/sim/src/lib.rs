@@ -1,0 +1,26 @@
+//! A register-level model of the MediaTek frame engine (MT7621, MT7623, MT7986).
+//!
+//! It is an oracle, not a mock: it implements the documented register and descriptor semantics
+//! of each SoC from the same generated register crate the driver uses (offsets, field masks,
+//! access kinds, descriptor layouts, capabilities), moves frames between DMA memory and simulated
+//! wires at the configured link speed in simulated time, checks RX checksums only when the GDMA
+//! checksum bits are enabled, and refuses illegal driver behaviour with a recorded
+//! [`Violation`].
+//!
+//! `no_std` + `alloc`, so it also runs inside the firmware image.
+
+#![no_std]
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+pub mod dma;
+pub mod engine;
+pub mod packet;
+pub mod regfile;
+pub mod violation;
+pub mod wire;
+
+pub use engine::{Sim, SimBus};
+pub use violation::Violation;

@@ -1,0 +1,93 @@
+//! Illegal driver behaviour the model refuses, recorded so tests can assert on it.
+
+use core::fmt;
+use fe_regs::Space;
+
+/// Something the driver did that the hardware does not allow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Violation {
+    /// A register access at an offset where the SoC has no register.
+    UnknownRegister {
+        /// Address space.
+        space: Space,
+        /// Byte offset.
+        offset: u32,
+    },
+    /// A register access at an offset that is not a multiple of 4.
+    UnalignedRegister {
+        /// Address space.
+        space: Space,
+        /// Byte offset.
+        offset: u32,
+    },
+    /// A write to a read-only register, or one that tries to set read-only bits.
+    ReadOnlyWrite {
+        /// `block.register`.
+        register: &'static str,
+        /// The read-only bits the write tried to set.
+        bits: u32,
+    },
+    /// A read of a write-only register.
+    WriteOnlyRead {
+        /// `block.register`.
+        register: &'static str,
+    },
+    /// A DMA address outside the DMA memory, or a buffer that runs past its end.
+    DmaOutOfRange {
+        /// Physical address.
+        addr: u64,
+        /// Length of the access.
+        len: usize,
+    },
+    /// A descriptor address that is not aligned to the descriptor size's natural alignment.
+    DmaUnaligned {
+        /// Physical address.
+        addr: u64,
+    },
+    /// The driver handed the engine a descriptor still marked as the CPU's (TX), or the engine
+    /// found an RX descriptor still marked done (the driver did not give it back).
+    DescriptorNotOwned {
+        /// Physical address of the descriptor.
+        addr: u64,
+    },
+    /// A ring index register written past the end of its ring.
+    RingIndexOutOfRange {
+        /// `block.register`.
+        register: &'static str,
+        /// Value written.
+        index: u32,
+        /// Ring size.
+        size: u32,
+    },
+    /// DMA enabled before its ring base (or size) was programmed.
+    DmaEnabledWithoutRing {
+        /// The enable register.
+        register: &'static str,
+    },
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Violation::UnknownRegister { space, offset } => write!(f, "no register at {space:?} offset {offset:#x}"),
+            Violation::UnalignedRegister { space, offset } => {
+                write!(f, "unaligned register access at {space:?} offset {offset:#x}")
+            }
+            Violation::ReadOnlyWrite { register, bits } => {
+                write!(f, "write to read-only bits {bits:#010x} of {register}")
+            }
+            Violation::WriteOnlyRead { register } => write!(f, "read of write-only register {register}"),
+            Violation::DmaOutOfRange { addr, len } => {
+                write!(f, "DMA access of {len} bytes at {addr:#x} is outside DMA memory")
+            }
+            Violation::DmaUnaligned { addr } => write!(f, "descriptor address {addr:#x} is misaligned"),
+            Violation::DescriptorNotOwned { addr } => write!(f, "descriptor at {addr:#x} is not owned by the engine"),
+            Violation::RingIndexOutOfRange { register, index, size } => {
+                write!(f, "{register} = {index} is past the end of a {size}-entry ring")
+            }
+            Violation::DmaEnabledWithoutRing { register } => {
+                write!(f, "{register}: DMA enabled before its ring was programmed")
+            }
+        }
+    }
+}
