@@ -1,9 +1,11 @@
 //! The engine: MMIO semantics and side effects, QDMA TX, PDMA RX, GDMA checksum checks, MACs,
 //! MIB counters, interrupts and cold reset, advanced in simulated nanoseconds.
 
+use crate::capture::Capture;
 use crate::dma::DmaMemory;
-use crate::packet;
+use crate::fault::{Fault, Schedule};
 use crate::regfile::RegFile;
+use crate::switch::{self, Switch};
 use crate::violation::Violation;
 use crate::wire::Wire;
 use alloc::collections::VecDeque;
@@ -11,7 +13,6 @@ use alloc::vec::Vec;
 use core::cell::RefCell;
 use fe_regs::bus::Bus;
 use fe_regs::caps::IrqLayout;
-use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2, TxV1, TxV2};
 use fe_regs::{SocInfo, Space};
 
 /// Default DMA memory size (16 MiB).
@@ -23,24 +24,16 @@ pub const DEFAULT_FQ_FRAMES: usize = 512;
 
 /// One MAC's side of the world: the wire it sends on, the frames arriving for it.
 #[derive(Debug, Default)]
-struct MacPort {
-    tx: Wire,
-    rx: VecDeque<(u64, Vec<u8>)>,
-    rx_link: Wire,
-}
-
-/// A TX descriptor in layout-independent form.
-#[derive(Clone, Copy, Debug, Default)]
-struct TxDesc {
-    addr: u32,
-    next: u32,
-    len: usize,
-    last: bool,
-    owner_cpu: bool,
-    qid: usize,
-    fport: u32,
-    chksum: bool,
-    tso: bool,
+pub(crate) struct MacPort {
+    pub(crate) tx: Wire,
+    pub(crate) rx: VecDeque<(u64, Vec<u8>)>,
+    pub(crate) rx_link: Wire,
+    pub(crate) link_up: bool,
+    /// The MAC may not start a frame before this time (802.3x pause from its link partner).
+    pub(crate) paused_until: u64,
+    pub(crate) corrupt_next: u32,
+    pub(crate) capture_tx: Option<Capture>,
+    pub(crate) capture_rx: Option<Capture>,
 }
 
 /// Counters of what the model did, for tests and benchmarks.
@@ -54,24 +47,35 @@ pub struct Stats {
     pub rx_ring_full: u64,
     /// Frames dropped for any other reason (DMA off, link down, reset, forward = drop).
     pub rx_dropped: u64,
-    /// Frames dropped on TX (MAC disabled, bad port).
+    /// Frames dropped on TX (MAC disabled, link down, bad port).
     pub tx_dropped: u64,
+    /// Pause frames the switch sent to a CPU-side MAC.
+    pub pause_frames: u64,
 }
 
+/// The engine's state (shared by the TX and RX halves in `tx.rs` and `rx.rs`).
 #[derive(Debug)]
-struct Inner {
-    soc: &'static SocInfo,
-    regs: RegFile,
-    dma: DmaMemory,
-    now: u64,
-    macs: Vec<MacPort>,
-    queues: [VecDeque<(usize, Vec<u8>)>; QUEUES],
+pub(crate) struct Inner {
+    pub(crate) soc: &'static SocInfo,
+    pub(crate) regs: RegFile,
+    pub(crate) dma: DmaMemory,
+    pub(crate) now: u64,
+    pub(crate) macs: Vec<MacPort>,
+    /// QDMA queues: frames taken from descriptors, waiting for their MAC: `(mac, frame)`.
+    pub(crate) queues: [VecDeque<(usize, Vec<u8>)>; QUEUES],
+    /// Per queue: earliest time the max-rate shaper lets the next frame start.
+    pub(crate) shaper_next: [u64; QUEUES],
     /// Partial frame of a multi-descriptor TX.
-    partial: Vec<u8>,
-    in_reset: bool,
-    violations: Vec<(u64, Violation)>,
-    stats: Stats,
-    rr: usize,
+    pub(crate) partial: Vec<u8>,
+    pub(crate) in_reset: bool,
+    pub(crate) tx_hung: bool,
+    pub(crate) rx_stall_until: u64,
+    pub(crate) lost_irqs: u32,
+    pub(crate) faults: Schedule,
+    pub(crate) switches: Vec<Switch>,
+    pub(crate) violations: Vec<(u64, Violation)>,
+    pub(crate) stats: Stats,
+    pub(crate) rr: usize,
 }
 
 /// The simulated frame engine.
@@ -96,11 +100,13 @@ impl Bus for SimBus<'_> {
     }
 }
 
-fn off<T: Copy, A>(r: fe_regs::bus::RegSpec<T, A>) -> u32 {
+/// Offset of a register.
+pub(crate) fn off<T: Copy, A>(r: fe_regs::bus::RegSpec<T, A>) -> u32 {
     r.offset()
 }
 
-fn elem<T: Copy, A>(a: fe_regs::bus::RegArray<T, A>, i: usize) -> u32 {
+/// Offset of element `i` of a register array (`u32::MAX` when out of range).
+pub(crate) fn elem<T: Copy, A>(a: fe_regs::bus::RegArray<T, A>, i: usize) -> u32 {
     a.at(i).map_or(u32::MAX, |r| r.offset())
 }
 
@@ -116,7 +122,7 @@ impl Sim {
     #[must_use]
     pub fn with_dma(soc: &'static SocInfo, dma_bytes: usize) -> Self {
         let macs = (0..soc.caps.macs.len())
-            .map(|_| MacPort { tx: Wire::new(1000), rx: VecDeque::new(), rx_link: Wire::new(1000) })
+            .map(|_| MacPort { tx: Wire::new(1000), rx_link: Wire::new(1000), link_up: true, ..MacPort::default() })
             .collect();
         Sim {
             inner: RefCell::new(Inner {
@@ -126,8 +132,14 @@ impl Sim {
                 now: 0,
                 macs,
                 queues: Default::default(),
+                shaper_next: [0; QUEUES],
                 partial: Vec::new(),
                 in_reset: false,
+                tx_hung: false,
+                rx_stall_until: 0,
+                lost_irqs: 0,
+                faults: Schedule::default(),
+                switches: Vec::new(),
                 violations: Vec::new(),
                 stats: Stats::default(),
                 rr: 0,
@@ -214,6 +226,73 @@ impl Sim {
         s.macs.get_mut(mac).map(|m| m.tx.take_arrived(now)).unwrap_or_default()
     }
 
+    /// Schedules `fault` at simulated time `at_ns`.
+    pub fn schedule(&self, at_ns: u64, fault: Fault) {
+        self.inner.borrow_mut().faults.add(at_ns, fault);
+    }
+
+    /// Puts a DSA switch on MAC `mac`'s wire with user ports `(number, speed in Mbit/s)`.
+    pub fn attach_switch(&self, mac: usize, ports: &[(u8, u32)]) {
+        let mut s = self.inner.borrow_mut();
+        s.switches.retain(|sw| sw.mac != mac);
+        s.switches.push(Switch::new(mac, ports));
+    }
+
+    /// A frame (without FCS) sent by the link partner of switch port `port` behind MAC `mac`;
+    /// the switch tags it with the port and forwards it to the MAC.
+    pub fn send_to_port(&self, mac: usize, port: u8, frame: Vec<u8>) {
+        let arrival = {
+            let mut s = self.inner.borrow_mut();
+            let now = s.now;
+            let Some(p) = s.switches.iter_mut().find(|sw| sw.mac == mac).and_then(|sw| sw.port_mut(port)) else {
+                return;
+            };
+            let start = now.max(p.ingress.busy_until);
+            let t = start + crate::wire::frame_time_ns(frame.len(), p.ingress.speed_mbps);
+            p.ingress.busy_until = t;
+            t
+        };
+        let tagged = switch::tag_from_port(&frame, port);
+        let mut s = self.inner.borrow_mut();
+        if let Some(m) = s.macs.get_mut(mac) {
+            let start = arrival.max(m.rx_link.busy_until);
+            let t = start + crate::wire::frame_time_ns(tagged.len(), m.rx_link.speed_mbps);
+            m.rx_link.busy_until = t;
+            m.rx.push_back((t, tagged));
+        }
+    }
+
+    /// Frames switch port `port` behind MAC `mac` has sent to its link partner by now.
+    pub fn take_port_sent(&self, mac: usize, port: u8) -> Vec<(u64, Vec<u8>)> {
+        let mut s = self.inner.borrow_mut();
+        let now = s.now;
+        s.switches
+            .iter_mut()
+            .find(|sw| sw.mac == mac)
+            .and_then(|sw| sw.port_mut(port))
+            .map(|p| p.egress.take_arrived(now))
+            .unwrap_or_default()
+    }
+
+    /// Starts (or stops) recording MAC `mac`'s wire, both directions.
+    pub fn capture(&self, mac: usize, on: bool) {
+        if let Some(m) = self.inner.borrow_mut().macs.get_mut(mac) {
+            m.capture_tx = on.then(Capture::new);
+            m.capture_rx = on.then(Capture::new);
+        }
+    }
+
+    /// The recording of MAC `mac`'s wire as pcap: frames it sent (`tx = true`) or received.
+    #[must_use]
+    pub fn pcap(&self, mac: usize, tx: bool) -> Vec<u8> {
+        let s = self.inner.borrow();
+        s.macs
+            .get(mac)
+            .and_then(|m| if tx { m.capture_tx.as_ref() } else { m.capture_rx.as_ref() })
+            .map(Capture::to_pcap)
+            .unwrap_or_default()
+    }
+
     /// Whether interrupt line `line` (index in the device tree's `interrupts`) is asserted.
     #[must_use]
     pub fn irq(&self, line: u8) -> bool {
@@ -258,12 +337,62 @@ impl Sim {
 }
 
 impl Inner {
-    fn violate(&mut self, v: Violation) {
+    pub(crate) fn violate(&mut self, v: Violation) {
         self.violations.push((self.now, v));
     }
 
-    fn fe(&self, offset: u32) -> u32 {
+    pub(crate) fn fe(&self, offset: u32) -> u32 {
         self.regs.get(Space::Fe, offset)
+    }
+
+    /// Raises interrupt status `bit` in `status` (unless a lost-interrupt fault eats it).
+    pub(crate) fn raise(&mut self, status: u32, bit: u32) {
+        if self.lost_irqs > 0 {
+            self.lost_irqs -= 1;
+            return;
+        }
+        let v = self.fe(status) | (1 << bit);
+        self.regs.set(Space::Fe, status, v);
+    }
+
+    /// Recomputes MAC `mac`'s status register from its forced mode and the link.
+    fn update_msr(&mut self, mac: usize) {
+        let Some(m) = self.soc.fe.mac.at(mac) else { return };
+        let mcr = self.fe(m.mcr.offset());
+        let forced = mcr & (1 << 15) != 0 && mcr & 1 != 0;
+        let up = forced && self.macs.get(mac).is_some_and(|p| p.link_up);
+        self.regs.set(Space::Fe, m.msr.offset(), if up { 1 | (mcr & 0b1110) } else { 0 });
+    }
+
+    fn apply(&mut self, fault: Fault) {
+        let fe = &self.soc.fe;
+        match fault {
+            Fault::RxStall { ns } => self.rx_stall_until = self.now + ns,
+            Fault::TxHang => self.tx_hung = true,
+            Fault::LinkDown { mac } | Fault::LinkUp { mac } => {
+                if let Some(m) = self.macs.get_mut(mac) {
+                    m.link_up = matches!(fault, Fault::LinkUp { .. });
+                }
+                self.update_msr(mac);
+            }
+            Fault::Speed { mac, mbps } => {
+                if let Some(m) = self.macs.get_mut(mac) {
+                    m.tx.speed_mbps = mbps;
+                    m.rx_link.speed_mbps = mbps;
+                }
+            }
+            Fault::SpuriousIrq { tx } => {
+                let (reg, bit) = if tx { (off(fe.qdma.int_status), 28) } else { (off(fe.pdma.irq_status), 30) };
+                let v = self.fe(reg) | (1 << bit);
+                self.regs.set(Space::Fe, reg, v);
+            }
+            Fault::LostIrq { count } => self.lost_irqs += count,
+            Fault::Corrupt { mac, count } => {
+                if let Some(m) = self.macs.get_mut(mac) {
+                    m.corrupt_next += count;
+                }
+            }
+        }
     }
 
     fn after_write(&mut self, space: Space, offset: u32, value: u32) {
@@ -302,11 +431,7 @@ impl Inner {
             self.regs.set(Space::Fe, elem(fe.pdma.pdrx_ptr, 0), 0);
         }
         if let Some(mac) = (0..self.macs.len()).find(|&i| fe.mac.at(i).is_some_and(|m| m.mcr.offset() == offset)) {
-            // MSR mirrors the forced link state.
-            let msr = fe.mac.at(mac).map(|m| m.msr.offset()).unwrap_or(0);
-            let forced = value & (1 << 15) != 0 && value & 1 != 0;
-            let v = if forced { 1 | (value & 0b1110) } else { 0 };
-            self.regs.set(Space::Fe, msr, v);
+            self.update_msr(mac);
         }
         let now = self.now;
         self.pump_tx(now);
@@ -334,326 +459,42 @@ impl Inner {
             m.tx.frames.clear();
         }
         self.partial.clear();
-    }
-
-    fn read_tx(&mut self, addr: u64) -> Result<TxDesc, Violation> {
-        let layout = self.soc.caps.tx_descriptor;
-        let align = layout.size() as u64;
-        if !addr.is_multiple_of(align.min(16)) {
-            return Err(Violation::DmaUnaligned { addr });
-        }
-        Ok(match layout {
-            DescriptorLayout::TxV2 => {
-                let d = TxV2 { words: self.dma.read_words::<8>(addr)? };
-                TxDesc {
-                    addr: d.addr0(),
-                    next: d.next(),
-                    len: d.plen0() as usize,
-                    last: d.ls0(),
-                    owner_cpu: d.owner_cpu(),
-                    qid: d.qid() as usize,
-                    fport: d.fport() as u32,
-                    chksum: d.chksum() != 0,
-                    tso: d.tso(),
-                }
-            }
-            _ => {
-                let d = TxV1 { words: self.dma.read_words::<4>(addr)? };
-                TxDesc {
-                    addr: d.addr0(),
-                    next: d.next(),
-                    len: d.plen0() as usize,
-                    last: d.ls0(),
-                    owner_cpu: d.owner_cpu(),
-                    qid: d.qid() as usize,
-                    fport: d.fport() as u32,
-                    chksum: d.chksum() != 0,
-                    tso: d.tso(),
-                }
-            }
-        })
-    }
-
-    fn complete_tx(&mut self, addr: u64) -> Result<(), Violation> {
-        match self.soc.caps.tx_descriptor {
-            DescriptorLayout::TxV2 => {
-                let mut d = TxV2 { words: self.dma.read_words::<8>(addr)? };
-                d.set_owner_cpu(true);
-                self.dma.write_words(addr, &d.words)
-            }
-            _ => {
-                let mut d = TxV1 { words: self.dma.read_words::<4>(addr)? };
-                d.set_owner_cpu(true);
-                self.dma.write_words(addr, &d.words)
-            }
+        self.tx_hung = false;
+        self.shaper_next = [0; QUEUES];
+        for mac in 0..self.macs.len() {
+            self.update_msr(mac);
         }
     }
 
-    fn buffered(&self) -> usize {
-        self.queues.iter().map(VecDeque::len).sum()
-    }
-
-    /// QDMA: takes descriptors from `dtx_ptr` up to `ctx_ptr` while internal buffers are free.
-    fn pump_tx(&mut self, now: u64) {
-        let fe = &self.soc.fe;
-        if self.in_reset || self.fe(off(fe.qdma.glo_cfg)) & 1 == 0 {
-            return;
-        }
-        let fq = match self.fe(off(fe.qdma.fq_count)) as usize {
-            0 => DEFAULT_FQ_FRAMES,
-            n => n,
-        };
-        for _ in 0..4096 {
-            let (dtx, ctx) = (self.fe(off(fe.qdma.dtx_ptr)), self.fe(off(fe.qdma.ctx_ptr)));
-            if dtx == ctx || self.buffered() >= fq {
-                return;
-            }
-            let addr = u64::from(dtx);
-            let d = match self.read_tx(addr) {
-                Ok(d) => d,
-                Err(v) => {
-                    self.violate(v);
-                    self.hang_tx();
-                    return;
-                }
-            };
-            if d.owner_cpu {
-                self.violate(Violation::DescriptorNotOwned { addr });
-                self.hang_tx();
-                return;
-            }
-            match self.dma.read(u64::from(d.addr), d.len) {
-                Ok(b) => {
-                    let b = b.to_vec();
-                    self.partial.extend_from_slice(&b);
-                }
-                Err(v) => {
-                    self.violate(v);
-                    self.hang_tx();
-                    return;
-                }
-            }
-            if let Err(v) = self.complete_tx(addr) {
-                self.violate(v);
-            }
-            self.regs.set(Space::Fe, off(fe.qdma.drx_ptr), dtx);
-            self.regs.set(Space::Fe, off(fe.qdma.dtx_ptr), d.next);
-            if d.last {
-                let frame = core::mem::take(&mut self.partial);
-                self.enqueue_tx(d, frame);
-            }
-            let st = off(fe.qdma.int_status);
-            let v = self.fe(st) | (1 << 28);
-            self.regs.set(Space::Fe, st, v);
-        }
-        let _ = now;
-    }
-
-    /// Stops QDMA TX after an illegal descriptor, as a hung engine would (clears tx_dma_en).
-    fn hang_tx(&mut self) {
-        let g = off(self.soc.fe.qdma.glo_cfg);
-        let v = self.fe(g) & !1;
-        self.regs.set(Space::Fe, g, v);
-    }
-
-    fn enqueue_tx(&mut self, d: TxDesc, mut frame: Vec<u8>) {
-        self.stats.tx_frames += 1;
-        let mac = d.fport.wrapping_sub(1) as usize;
-        if mac >= self.macs.len() {
-            self.stats.tx_dropped += 1;
-            return;
-        }
-        let frames = if d.tso {
-            // The MSS travels in the TCP checksum field of a TSO frame.
-            let mss = packet::parse(&frame).and_then(|p| p.tcp_checksum_field()).unwrap_or(0) as usize;
-            packet::tso_segment(&frame, mss).unwrap_or_else(|| alloc::vec![frame])
-        } else {
-            if d.chksum {
-                packet::insert_checksums(&mut frame);
-            }
-            alloc::vec![frame]
-        };
-        let q = d.qid.min(QUEUES - 1);
-        for f in frames {
-            self.queues[q].push_back((mac, f));
-        }
-    }
-
-    /// Sends the next frame of some queue on its MAC's wire at the earliest possible time
-    /// `<= target`; returns false when nothing can be sent by then.
-    fn send_one(&mut self, target: u64) -> bool {
-        let mut best: Option<(u64, usize)> = None;
-        for k in 0..QUEUES {
-            let q = (self.rr + k) % QUEUES;
-            if let Some((mac, _)) = self.queues[q].front() {
-                let t = self.now.max(self.macs[*mac].tx.busy_until);
-                if t <= target && best.is_none_or(|(bt, _)| t < bt) {
-                    best = Some((t, q));
-                }
-            }
-        }
-        let Some((t, q)) = best else { return false };
-        let Some((mac, frame)) = self.queues[q].pop_front() else { return false };
-        self.rr = (q + 1) % QUEUES;
-        self.now = t;
-        let mcr = self.soc.fe.mac.at(mac).map_or(0, |m| self.fe(m.mcr.offset()));
-        if mcr & (1 << 14) == 0 || mcr & 1 == 0 {
-            self.stats.tx_dropped += 1;
-            return true;
-        }
-        let len = frame.len() as u32;
-        self.macs[mac].tx.send(t, frame);
-        if let Some(mib) = self.soc.fe.mib.at(mac) {
-            self.regs.add(Space::Fe, mib.tx_packets.offset(), 1);
-            self.regs.add(Space::Fe, mib.tx_bytes.offset(), len);
-        }
-        self.pump_tx(t);
-        true
-    }
-
+    /// Runs until `target`: frames leave queues, arrive from wires, faults fire, in time order.
     fn run_until(&mut self, target: u64) {
         loop {
             let next_rx = self.macs.iter().enumerate().filter_map(|(i, m)| m.rx.front().map(|(t, _)| (*t, i))).min();
-            let sent = self.send_one(next_rx.map_or(target, |(t, _)| t.min(target)));
-            if sent {
+            let next_fault = self.faults.next_time();
+            let horizon =
+                [next_rx.map(|(t, _)| t), next_fault, Some(target)].into_iter().flatten().min().unwrap_or(target);
+            if self.send_one(horizon) {
+                continue;
+            }
+            if let Some(t) = next_fault.filter(|t| *t <= target && next_rx.is_none_or(|(r, _)| *t <= r)) {
+                self.now = self.now.max(t);
+                let now = self.now;
+                for (_, f) in self.faults.due(now) {
+                    self.apply(f);
+                }
+                self.pump_tx(now);
                 continue;
             }
             match next_rx {
                 Some((t, mac)) if t <= target => {
                     self.now = self.now.max(t);
                     if let Some((_, frame)) = self.macs[mac].rx.pop_front() {
-                        self.receive(mac, &frame);
+                        self.receive(mac, frame);
                     }
                 }
                 _ => break,
             }
         }
         self.now = self.now.max(target);
-    }
-
-    /// GDMA + PDMA: a frame from MAC `mac`'s wire into RX ring 0.
-    fn receive(&mut self, mac: usize, frame: &[u8]) {
-        let soc = self.soc;
-        let fe = &soc.fe;
-        let mcr = fe.mac.at(mac).map_or(0, |m| self.fe(m.mcr.offset()));
-        let Some(gdma) = fe.gdma.at(mac) else { return };
-        let fwd = self.fe(gdma.fwd_cfg.offset());
-        if self.in_reset
-            || mcr & (1 << 13) == 0
-            || mcr & 1 == 0
-            || fwd & 0xffff == 0x7777
-            || self.fe(off(fe.pdma.glo_cfg)) & (1 << 2) == 0
-        {
-            self.stats.rx_dropped += 1;
-            return;
-        }
-        let base = self.fe(elem(fe.pdma.rx_ptr, 0));
-        let size = self.fe(elem(fe.pdma.rx_cnt_cfg, 0));
-        let calc = self.fe(elem(fe.pdma.pcrx_ptr, 0));
-        let drx = self.fe(elem(fe.pdma.pdrx_ptr, 0));
-        let mib = fe.mib.at(mac);
-        if size == 0 || drx == calc {
-            self.stats.rx_ring_full += 1;
-            if let Some(m) = mib {
-                self.regs.add(Space::Fe, m.rx_overflow.offset(), 1);
-            }
-            return;
-        }
-        let addr = u64::from(base) + u64::from(drx) * 16;
-        let words = match self.dma.read_words::<4>(addr) {
-            Ok(w) => w,
-            Err(v) => {
-                self.violate(v);
-                return;
-            }
-        };
-        // Checksum checks, only for what GDMA is told to check.
-        let (ics, tcs, ucs) = (fwd & (1 << 22) != 0, fwd & (1 << 21) != 0, fwd & (1 << 20) != 0);
-        let parsed = packet::parse(frame);
-        let mut l4_valid = false;
-        let mut csum_error = false;
-        if let Some(p) = &parsed {
-            let ip_ok = packet::ipv4_checksum_ok(frame).unwrap_or(true);
-            let checked = match p.l4_protocol() {
-                Some(6) => tcs,
-                Some(17) => ucs,
-                _ => false,
-            };
-            if checked {
-                match packet::l4_checksum_ok(frame) {
-                    Some(true) => l4_valid = !p.is_ipv4() || !ics || ip_ok,
-                    Some(false) => csum_error = true,
-                    None => {}
-                }
-            }
-            if ics && p.is_ipv4() && !ip_ok {
-                csum_error = true;
-                l4_valid = false;
-            }
-        }
-        let written = match soc.caps.rx_descriptor {
-            DescriptorLayout::RxV2 => {
-                let mut d = RxV2 { words };
-                if d.done() {
-                    self.violate(Violation::DescriptorNotOwned { addr });
-                    self.stats.rx_dropped += 1;
-                    return;
-                }
-                let buf = d.plen0() as usize;
-                (d.addr0(), buf, {
-                    d.set_plen0(frame.len() as u16);
-                    d.set_ls0(true);
-                    d.set_done(true);
-                    d.set_src_port(mac as u8 + 1);
-                    d.set_l4_valid(l4_valid);
-                    d.words
-                })
-            }
-            _ => {
-                let mut d = RxV1 { words };
-                if d.done() {
-                    self.violate(Violation::DescriptorNotOwned { addr });
-                    self.stats.rx_dropped += 1;
-                    return;
-                }
-                let buf = d.plen0() as usize;
-                (d.addr0(), buf, {
-                    d.set_plen0(frame.len() as u16);
-                    d.set_ls0(true);
-                    d.set_done(true);
-                    d.set_src_port(mac as u8 + 1);
-                    d.set_l4_valid(l4_valid);
-                    d.words
-                })
-            }
-        };
-        let (buf_addr, buf_len, new_words) = written;
-        if frame.len() > buf_len {
-            self.stats.rx_dropped += 1;
-            if let Some(m) = mib {
-                self.regs.add(Space::Fe, m.rx_long_errors.offset(), 1);
-            }
-            return;
-        }
-        if let Err(v) = self.dma.write(u64::from(buf_addr), frame) {
-            self.violate(v);
-            return;
-        }
-        if let Err(v) = self.dma.write_words(addr, &new_words) {
-            self.violate(v);
-            return;
-        }
-        self.regs.set(Space::Fe, elem(fe.pdma.pdrx_ptr, 0), (drx + 1) % size);
-        let st = off(fe.pdma.irq_status);
-        let v = self.fe(st) | (1 << 30);
-        self.regs.set(Space::Fe, st, v);
-        self.stats.rx_frames += 1;
-        if let Some(m) = mib {
-            self.regs.add(Space::Fe, m.rx_packets.offset(), 1);
-            self.regs.add(Space::Fe, m.rx_bytes.offset(), frame.len() as u32);
-            if csum_error {
-                self.regs.add(Space::Fe, m.rx_checksum_errors.offset(), 1);
-            }
-        }
     }
 }

@@ -15,12 +15,18 @@
 
 extern crate alloc;
 
+pub mod capture;
 pub mod dma;
 pub mod engine;
+pub mod fault;
 pub mod packet;
 pub mod regfile;
+mod rx;
+pub mod switch;
+mod tx;
 pub mod violation;
 pub mod wire;
 
-pub use engine::{Sim, SimBus};
+pub use engine::{Sim, SimBus, Stats};
+pub use fault::Fault;
 pub use violation::Violation;

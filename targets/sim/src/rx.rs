@@ -1,0 +1,144 @@
+//! GDMA and PDMA RX: frames from a MAC's wire, checked as GDMA is told, into RX ring 0.
+
+use crate::engine::{Inner, elem, off};
+use crate::packet;
+use crate::violation::Violation;
+use alloc::vec::Vec;
+use fe_regs::Space;
+use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
+
+impl Inner {
+    /// GDMA + PDMA: a frame from MAC `mac`'s wire into RX ring 0.
+    pub(crate) fn receive(&mut self, mac: usize, mut frame: Vec<u8>) {
+        let soc = self.soc;
+        let fe = &soc.fe;
+        if let Some(c) = self.macs[mac].capture_rx.as_mut() {
+            c.record(self.now, &frame);
+        }
+        if self.macs[mac].corrupt_next > 0 {
+            self.macs[mac].corrupt_next -= 1;
+            if let Some(b) = frame.last_mut() {
+                *b ^= 0x5a;
+            }
+        }
+        let frame = &frame[..];
+        let mcr = fe.mac.at(mac).map_or(0, |m| self.fe(m.mcr.offset()));
+        let Some(gdma) = fe.gdma.at(mac) else { return };
+        let fwd = self.fe(gdma.fwd_cfg.offset());
+        if self.in_reset
+            || mcr & (1 << 13) == 0
+            || mcr & 1 == 0
+            || fwd & 0xffff == 0x7777
+            || self.fe(off(fe.pdma.glo_cfg)) & (1 << 2) == 0
+        {
+            self.stats.rx_dropped += 1;
+            return;
+        }
+        let base = self.fe(elem(fe.pdma.rx_ptr, 0));
+        let size = self.fe(elem(fe.pdma.rx_cnt_cfg, 0));
+        let calc = self.fe(elem(fe.pdma.pcrx_ptr, 0));
+        let drx = self.fe(elem(fe.pdma.pdrx_ptr, 0));
+        let mib = fe.mib.at(mac);
+        if size == 0 || drx == calc || self.now < self.rx_stall_until {
+            self.stats.rx_ring_full += 1;
+            if let Some(m) = mib {
+                self.regs.add(Space::Fe, m.rx_overflow.offset(), 1);
+            }
+            return;
+        }
+        let addr = u64::from(base) + u64::from(drx) * 16;
+        let words = match self.dma.read_words::<4>(addr) {
+            Ok(w) => w,
+            Err(v) => {
+                self.violate(v);
+                return;
+            }
+        };
+        // Checksum checks, only for what GDMA is told to check.
+        let (ics, tcs, ucs) = (fwd & (1 << 22) != 0, fwd & (1 << 21) != 0, fwd & (1 << 20) != 0);
+        let parsed = packet::parse(frame);
+        let mut l4_valid = false;
+        let mut csum_error = false;
+        if let Some(p) = &parsed {
+            let ip_ok = packet::ipv4_checksum_ok(frame).unwrap_or(true);
+            let checked = match p.l4_protocol() {
+                Some(6) => tcs,
+                Some(17) => ucs,
+                _ => false,
+            };
+            if checked {
+                match packet::l4_checksum_ok(frame) {
+                    Some(true) => l4_valid = !p.is_ipv4() || !ics || ip_ok,
+                    Some(false) => csum_error = true,
+                    None => {}
+                }
+            }
+            if ics && p.is_ipv4() && !ip_ok {
+                csum_error = true;
+                l4_valid = false;
+            }
+        }
+        let written = match soc.caps.rx_descriptor {
+            DescriptorLayout::RxV2 => {
+                let mut d = RxV2 { words };
+                if d.done() {
+                    self.violate(Violation::DescriptorNotOwned { addr });
+                    self.stats.rx_dropped += 1;
+                    return;
+                }
+                let buf = d.plen0() as usize;
+                (d.addr0(), buf, {
+                    d.set_plen0(frame.len() as u16);
+                    d.set_ls0(true);
+                    d.set_done(true);
+                    d.set_src_port(mac as u8 + 1);
+                    d.set_l4_valid(l4_valid);
+                    d.words
+                })
+            }
+            _ => {
+                let mut d = RxV1 { words };
+                if d.done() {
+                    self.violate(Violation::DescriptorNotOwned { addr });
+                    self.stats.rx_dropped += 1;
+                    return;
+                }
+                let buf = d.plen0() as usize;
+                (d.addr0(), buf, {
+                    d.set_plen0(frame.len() as u16);
+                    d.set_ls0(true);
+                    d.set_done(true);
+                    d.set_src_port(mac as u8 + 1);
+                    d.set_l4_valid(l4_valid);
+                    d.words
+                })
+            }
+        };
+        let (buf_addr, buf_len, new_words) = written;
+        if frame.len() > buf_len {
+            self.stats.rx_dropped += 1;
+            if let Some(m) = mib {
+                self.regs.add(Space::Fe, m.rx_long_errors.offset(), 1);
+            }
+            return;
+        }
+        if let Err(v) = self.dma.write(u64::from(buf_addr), frame) {
+            self.violate(v);
+            return;
+        }
+        if let Err(v) = self.dma.write_words(addr, &new_words) {
+            self.violate(v);
+            return;
+        }
+        self.regs.set(Space::Fe, elem(fe.pdma.pdrx_ptr, 0), (drx + 1) % size);
+        self.raise(off(fe.pdma.irq_status), 30);
+        self.stats.rx_frames += 1;
+        if let Some(m) = mib {
+            self.regs.add(Space::Fe, m.rx_packets.offset(), 1);
+            self.regs.add(Space::Fe, m.rx_bytes.offset(), frame.len() as u32);
+            if csum_error {
+                self.regs.add(Space::Fe, m.rx_checksum_errors.offset(), 1);
+            }
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! QDMA TX: descriptors to per-queue buffers, queues to the MAC wires through the shaper.
+
+use crate::engine::{DEFAULT_FQ_FRAMES, Inner, QUEUES, off};
+use crate::packet;
+use crate::violation::Violation;
+use alloc::collections::VecDeque;
+use alloc::vec::Vec;
+use fe_regs::Space;
+use fe_regs::descriptors::{DescriptorLayout, TxV1, TxV2};
+
+/// A TX descriptor in layout-independent form.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct TxDesc {
+    addr: u32,
+    next: u32,
+    len: usize,
+    last: bool,
+    owner_cpu: bool,
+    qid: usize,
+    fport: u32,
+    chksum: bool,
+    tso: bool,
+}
+
+impl Inner {
+    pub(crate) fn read_tx(&mut self, addr: u64) -> Result<TxDesc, Violation> {
+        let layout = self.soc.caps.tx_descriptor;
+        let align = layout.size() as u64;
+        if !addr.is_multiple_of(align.min(16)) {
+            return Err(Violation::DmaUnaligned { addr });
+        }
+        Ok(match layout {
+            DescriptorLayout::TxV2 => {
+                let d = TxV2 { words: self.dma.read_words::<8>(addr)? };
+                TxDesc {
+                    addr: d.addr0(),
+                    next: d.next(),
+                    len: d.plen0() as usize,
+                    last: d.ls0(),
+                    owner_cpu: d.owner_cpu(),
+                    qid: d.qid() as usize,
+                    fport: d.fport() as u32,
+                    chksum: d.chksum() != 0,
+                    tso: d.tso(),
+                }
+            }
+            _ => {
+                let d = TxV1 { words: self.dma.read_words::<4>(addr)? };
+                TxDesc {
+                    addr: d.addr0(),
+                    next: d.next(),
+                    len: d.plen0() as usize,
+                    last: d.ls0(),
+                    owner_cpu: d.owner_cpu(),
+                    qid: d.qid() as usize,
+                    fport: d.fport() as u32,
+                    chksum: d.chksum() != 0,
+                    tso: d.tso(),
+                }
+            }
+        })
+    }
+
+    pub(crate) fn complete_tx(&mut self, addr: u64) -> Result<(), Violation> {
+        match self.soc.caps.tx_descriptor {
+            DescriptorLayout::TxV2 => {
+                let mut d = TxV2 { words: self.dma.read_words::<8>(addr)? };
+                d.set_owner_cpu(true);
+                self.dma.write_words(addr, &d.words)
+            }
+            _ => {
+                let mut d = TxV1 { words: self.dma.read_words::<4>(addr)? };
+                d.set_owner_cpu(true);
+                self.dma.write_words(addr, &d.words)
+            }
+        }
+    }
+
+    fn buffered(&self) -> usize {
+        self.queues.iter().map(VecDeque::len).sum()
+    }
+
+    /// QDMA: takes descriptors from `dtx_ptr` up to `ctx_ptr` while internal buffers are free.
+    pub(crate) fn pump_tx(&mut self, now: u64) {
+        let fe = &self.soc.fe;
+        if self.in_reset || self.tx_hung || self.fe(off(fe.qdma.glo_cfg)) & 1 == 0 {
+            return;
+        }
+        let fq = match self.fe(off(fe.qdma.fq_count)) as usize {
+            0 => DEFAULT_FQ_FRAMES,
+            n => n,
+        };
+        for _ in 0..4096 {
+            let (dtx, ctx) = (self.fe(off(fe.qdma.dtx_ptr)), self.fe(off(fe.qdma.ctx_ptr)));
+            if dtx == ctx || self.buffered() >= fq {
+                return;
+            }
+            let addr = u64::from(dtx);
+            let d = match self.read_tx(addr) {
+                Ok(d) => d,
+                Err(v) => {
+                    self.violate(v);
+                    self.hang_tx();
+                    return;
+                }
+            };
+            if d.owner_cpu {
+                self.violate(Violation::DescriptorNotOwned { addr });
+                self.hang_tx();
+                return;
+            }
+            match self.dma.read(u64::from(d.addr), d.len) {
+                Ok(b) => {
+                    let b = b.to_vec();
+                    self.partial.extend_from_slice(&b);
+                }
+                Err(v) => {
+                    self.violate(v);
+                    self.hang_tx();
+                    return;
+                }
+            }
+            if let Err(v) = self.complete_tx(addr) {
+                self.violate(v);
+            }
+            self.regs.set(Space::Fe, off(fe.qdma.drx_ptr), dtx);
+            self.regs.set(Space::Fe, off(fe.qdma.dtx_ptr), d.next);
+            if d.last {
+                let frame = core::mem::take(&mut self.partial);
+                self.enqueue_tx(d, frame);
+            }
+            self.raise(off(fe.qdma.int_status), 28);
+        }
+        let _ = now;
+    }
+
+    /// Stops QDMA TX after an illegal descriptor, as a hung engine would (clears tx_dma_en).
+    fn hang_tx(&mut self) {
+        let g = off(self.soc.fe.qdma.glo_cfg);
+        let v = self.fe(g) & !1;
+        self.regs.set(Space::Fe, g, v);
+    }
+
+    fn enqueue_tx(&mut self, d: TxDesc, mut frame: Vec<u8>) {
+        self.stats.tx_frames += 1;
+        let mac = d.fport.wrapping_sub(1) as usize;
+        if mac >= self.macs.len() {
+            self.stats.tx_dropped += 1;
+            return;
+        }
+        let frames = if d.tso {
+            // The MSS travels in the TCP checksum field of a TSO frame.
+            let mss = packet::parse(&frame).and_then(|p| p.tcp_checksum_field()).unwrap_or(0) as usize;
+            packet::tso_segment(&frame, mss).unwrap_or_else(|| alloc::vec![frame])
+        } else {
+            if d.chksum {
+                packet::insert_checksums(&mut frame);
+            }
+            alloc::vec![frame]
+        };
+        let q = d.qid.min(QUEUES - 1);
+        for f in frames {
+            self.queues[q].push_back((mac, f));
+        }
+    }
+
+    /// The rate (kbit/s) queue `q` is capped at, if its max-rate shaper is on.
+    fn max_rate_kbps(&self, q: usize) -> Option<u64> {
+        let sh = &self.soc.caps.shaper;
+        let v = self.fe(sh.reg.at(q)?);
+        let field = |p: fe_regs::caps::FieldPos| (v & p.mask()) >> p.lsb;
+        if field(sh.max_rate_en) == 0 {
+            return None;
+        }
+        let rate = u64::from(field(sh.max_rate_man)).saturating_mul(10u64.saturating_pow(field(sh.max_rate_exp)));
+        (rate > 0).then_some(rate)
+    }
+
+    /// Sends the next frame of some queue on its MAC's wire at the earliest time allowed by the
+    /// wire, a pause from the link partner and the queue's shaper, if that is `<= target`;
+    /// returns false when nothing can be sent by then. Ties go round-robin over the queues.
+    pub(crate) fn send_one(&mut self, target: u64) -> bool {
+        let mut best: Option<(u64, usize)> = None;
+        for k in 0..QUEUES {
+            let q = (self.rr + k) % QUEUES;
+            if let Some((mac, _)) = self.queues[q].front() {
+                let m = &self.macs[*mac];
+                let t = self.now.max(m.tx.busy_until).max(m.paused_until).max(self.shaper_next[q]);
+                if t <= target && best.is_none_or(|(bt, _)| t < bt) {
+                    best = Some((t, q));
+                }
+            }
+        }
+        let Some((t, q)) = best else { return false };
+        let Some((mac, frame)) = self.queues[q].pop_front() else { return false };
+        self.rr = (q + 1) % QUEUES;
+        self.now = t;
+        let mcr = self.soc.fe.mac.at(mac).map_or(0, |m| self.fe(m.mcr.offset()));
+        if mcr & (1 << 14) == 0 || mcr & 1 == 0 || !self.macs[mac].link_up {
+            self.stats.tx_dropped += 1;
+            self.pump_tx(t);
+            return true;
+        }
+        if let Some(kbps) = self.max_rate_kbps(q) {
+            // The shaper meters frame bytes including FCS.
+            let bits = (frame.len() as u64 + 4) * 8;
+            self.shaper_next[q] = self.shaper_next[q].max(t) + (bits * 1_000_000).div_ceil(kbps);
+        }
+        let len = frame.len() as u32;
+        if let Some(c) = self.macs[mac].capture_tx.as_mut() {
+            c.record(t, &frame);
+        }
+        let arrive = self.macs[mac].tx.send(t, frame);
+        if let Some(sw) = self.switches.iter_mut().find(|s| s.mac == mac) {
+            // The switch takes the frame off the wire and queues it on its user port.
+            if let Some((_, f)) = self.macs[mac].tx.frames.pop_back() {
+                let before = sw.pause_frames;
+                if let Some(until) = sw.from_cpu(arrive, &f) {
+                    self.macs[mac].paused_until = self.macs[mac].paused_until.max(until);
+                }
+                let pauses = sw.pause_frames - before;
+                self.stats.pause_frames += pauses;
+                if let Some(mib) = self.soc.fe.mib.at(mac) {
+                    self.regs.add(Space::Fe, mib.rx_flow_control_packets.offset(), pauses as u32);
+                }
+            }
+        }
+        if let Some(mib) = self.soc.fe.mib.at(mac) {
+            self.regs.add(Space::Fe, mib.tx_packets.offset(), 1);
+            self.regs.add(Space::Fe, mib.tx_bytes.offset(), len);
+        }
+        self.pump_tx(t);
+        true
+    }
+}
