@@ -11,31 +11,6 @@ use fe_sim::switch::tag_for_port;
 use fe_sim::wire::frame_time_ns;
 use fe_sim::{Fault, packet};
 
-/// Whether TX descriptor `i` is back with the CPU.
-fn tx_free(rig: &Rig, i: u32) -> bool {
-    let soc = info(&rig.sim);
-    let addr = rig.tx_ring + u64::from(i % TX_RING) * tx_size(soc);
-    let b = rig.sim.dma_read(addr, tx_size(soc) as usize).unwrap();
-    let words: Vec<u32> = b.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
-    match soc.caps.tx_descriptor {
-        DescriptorLayout::TxV2 => TxV2 { words: words.try_into().unwrap() }.owner_cpu(),
-        _ => TxV1 { words: words.try_into().unwrap() }.owner_cpu(),
-    }
-}
-
-/// Waits (in simulated time) until the next TX descriptor and the one after it are back with
-/// the CPU (a driver keeps one free slot, or a full ring would look empty), then sends.
-fn send_when_free(rig: &mut Rig, mac: u32, qid: u32, frame: &[u8]) {
-    for _ in 0..100_000 {
-        if tx_free(rig, rig.next_tx) && tx_free(rig, rig.next_tx + 1) {
-            send(rig, mac, qid, frame);
-            return;
-        }
-        rig.sim.advance(10_000);
-    }
-    panic!("TX descriptor never came back");
-}
-
 fn start_of(t_end: u64, len: usize, mbps: u32) -> u64 {
     t_end - frame_time_ns(len, mbps)
 }
