@@ -5,7 +5,6 @@ mod common;
 use common::*;
 use fe_regs::SocInfo;
 use fe_regs::bus::Bus;
-use fe_regs::descriptors::{DescriptorLayout, TxV1, TxV2};
 use fe_sim::capture::parse_pcap;
 use fe_sim::switch::tag_for_port;
 use fe_sim::wire::frame_time_ns;
