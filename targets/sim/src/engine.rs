@@ -73,6 +73,7 @@ pub(crate) struct Inner {
     pub(crate) lost_irqs: u32,
     pub(crate) faults: Schedule,
     pub(crate) switches: Vec<Switch>,
+    pub(crate) lro: crate::lro::Lro,
     pub(crate) violations: Vec<(u64, Violation)>,
     pub(crate) stats: Stats,
     pub(crate) rr: usize,
@@ -140,6 +141,7 @@ impl Sim {
                 lost_irqs: 0,
                 faults: Schedule::default(),
                 switches: Vec::new(),
+                lro: crate::lro::Lro::default(),
                 violations: Vec::new(),
                 stats: Stats::default(),
                 rr: 0,
@@ -169,6 +171,12 @@ impl Sim {
     #[must_use]
     pub fn now(&self) -> u64 {
         self.inner.borrow().now
+    }
+
+    /// Aggregates hardware LRO has written to its rings.
+    #[must_use]
+    pub fn lro_aggregates(&self) -> u64 {
+        self.inner.borrow().lro.flushed
     }
 
     /// Counters of what the engine did.
@@ -427,6 +435,9 @@ impl Inner {
                 self.violate(Violation::RingIndexOutOfRange { register: "pdma.pcrx_ptr[0]", index: value, size });
             }
         }
+        if fe.lro.is_some_and(|l| l.ctrl_dw0.offset() == offset) {
+            self.lro_relinquish(value);
+        }
         if offset == off(fe.pdma.rst_idx) && value & (1 << 16) != 0 {
             self.regs.set(Space::Fe, elem(fe.pdma.pdrx_ptr, 0), 0);
         }
@@ -459,6 +470,7 @@ impl Inner {
             m.tx.frames.clear();
         }
         self.partial.clear();
+        self.lro = crate::lro::Lro::default();
         self.tx_hung = false;
         self.shaper_next = [0; QUEUES];
         for mac in 0..self.macs.len() {
@@ -470,7 +482,7 @@ impl Inner {
     fn run_until(&mut self, target: u64) {
         loop {
             let next_rx = self.macs.iter().enumerate().filter_map(|(i, m)| m.rx.front().map(|(t, _)| (*t, i))).min();
-            let next_fault = self.faults.next_time();
+            let next_fault = [self.faults.next_time(), self.lro_deadline()].into_iter().flatten().min();
             let horizon =
                 [next_rx.map(|(t, _)| t), next_fault, Some(target)].into_iter().flatten().min().unwrap_or(target);
             if self.send_one(horizon) {
@@ -482,6 +494,7 @@ impl Inner {
                 for (_, f) in self.faults.due(now) {
                     self.apply(f);
                 }
+                self.lro_expire();
                 self.pump_tx(now);
                 continue;
             }

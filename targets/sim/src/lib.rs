@@ -19,6 +19,7 @@ pub mod capture;
 pub mod dma;
 pub mod engine;
 pub mod fault;
+mod lro;
 pub mod packet;
 pub mod regfile;
 mod rx;

@@ -78,6 +78,13 @@ impl Inner {
                 l4_valid = false;
             }
         }
+        if self.lro_offer(mac, frame, l4_valid) {
+            if let Some(m) = mib {
+                self.regs.add(Space::Fe, m.rx_packets.offset(), 1);
+                self.regs.add(Space::Fe, m.rx_bytes.offset(), frame.len() as u32);
+            }
+            return;
+        }
         let written = match soc.caps.rx_descriptor {
             DescriptorLayout::RxV2 => {
                 let mut d = RxV2 { words };
