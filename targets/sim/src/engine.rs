@@ -26,7 +26,8 @@ pub const DEFAULT_FQ_FRAMES: usize = 512;
 #[derive(Debug, Default)]
 pub(crate) struct MacPort {
     pub(crate) tx: Wire,
-    pub(crate) rx: VecDeque<(u64, Vec<u8>)>,
+    /// Frames arriving: `(time the last bit arrives, frame, the frame ends in an FCS)`.
+    pub(crate) rx: VecDeque<(u64, Vec<u8>, bool)>,
     pub(crate) rx_link: Wire,
     pub(crate) link_up: bool,
     /// The MAC may not start a frame before this time (802.3x pause from its link partner).
@@ -65,6 +66,10 @@ pub(crate) struct Inner {
     pub(crate) queues: [VecDeque<(usize, Vec<u8>)>; QUEUES],
     /// Per queue: earliest time the max-rate shaper lets the next frame start.
     pub(crate) shaper_next: [u64; QUEUES],
+    /// Per queue: time after which the queue is below its min rate again.
+    pub(crate) min_next: [u64; QUEUES],
+    /// Per queue: service received, scaled by 1/weight (WFQ).
+    pub(crate) wfq_service: [u64; QUEUES],
     /// Partial frame of a multi-descriptor TX.
     pub(crate) partial: Vec<u8>,
     pub(crate) in_reset: bool,
@@ -134,6 +139,8 @@ impl Sim {
                 macs,
                 queues: Default::default(),
                 shaper_next: [0; QUEUES],
+                min_next: [0; QUEUES],
+                wfq_service: [0; QUEUES],
                 partial: Vec::new(),
                 in_reset: false,
                 tx_hung: false,
@@ -223,7 +230,20 @@ impl Sim {
             let start = now.max(m.rx_link.busy_until);
             let t = start + crate::wire::frame_time_ns(frame.len(), m.rx_link.speed_mbps);
             m.rx_link.busy_until = t;
-            m.rx.push_back((t, frame));
+            m.rx.push_back((t, frame, false));
+        }
+    }
+
+    /// Like [`Sim::send_to_mac`] for raw wire bytes that end in an FCS (good or bad), runts and
+    /// oversize frames included: the MAC checks them and counts what it drops in the MIB.
+    pub fn send_raw_to_mac(&self, mac: usize, frame_with_fcs: Vec<u8>) {
+        let mut s = self.inner.borrow_mut();
+        let now = s.now;
+        if let Some(m) = s.macs.get_mut(mac) {
+            let start = now.max(m.rx_link.busy_until);
+            let t = start + crate::wire::frame_time_ns(frame_with_fcs.len().saturating_sub(4), m.rx_link.speed_mbps);
+            m.rx_link.busy_until = t;
+            m.rx.push_back((t, frame_with_fcs, true));
         }
     }
 
@@ -266,7 +286,7 @@ impl Sim {
             let start = arrival.max(m.rx_link.busy_until);
             let t = start + crate::wire::frame_time_ns(tagged.len(), m.rx_link.speed_mbps);
             m.rx_link.busy_until = t;
-            m.rx.push_back((t, tagged));
+            m.rx.push_back((t, tagged, false));
         }
     }
 
@@ -473,6 +493,8 @@ impl Inner {
         self.lro = crate::lro::Lro::default();
         self.tx_hung = false;
         self.shaper_next = [0; QUEUES];
+        self.min_next = [0; QUEUES];
+        self.wfq_service = [0; QUEUES];
         for mac in 0..self.macs.len() {
             self.update_msr(mac);
         }
@@ -481,7 +503,7 @@ impl Inner {
     /// Runs until `target`: frames leave queues, arrive from wires, faults fire, in time order.
     fn run_until(&mut self, target: u64) {
         loop {
-            let next_rx = self.macs.iter().enumerate().filter_map(|(i, m)| m.rx.front().map(|(t, _)| (*t, i))).min();
+            let next_rx = self.macs.iter().enumerate().filter_map(|(i, m)| m.rx.front().map(|(t, _, _)| (*t, i))).min();
             let next_fault = [self.faults.next_time(), self.lro_deadline()].into_iter().flatten().min();
             let horizon =
                 [next_rx.map(|(t, _)| t), next_fault, Some(target)].into_iter().flatten().min().unwrap_or(target);
@@ -501,8 +523,8 @@ impl Inner {
             match next_rx {
                 Some((t, mac)) if t <= target => {
                     self.now = self.now.max(t);
-                    if let Some((_, frame)) = self.macs[mac].rx.pop_front() {
-                        self.receive(mac, frame);
+                    if let Some((_, frame, fcs)) = self.macs[mac].rx.pop_front() {
+                        self.receive(mac, frame, fcs);
                     }
                 }
                 _ => break,

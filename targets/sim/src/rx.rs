@@ -9,9 +9,46 @@ use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
 
 impl Inner {
     /// GDMA + PDMA: a frame from MAC `mac`'s wire into RX ring 0.
-    pub(crate) fn receive(&mut self, mac: usize, mut frame: Vec<u8>) {
+    pub(crate) fn receive(&mut self, mac: usize, mut frame: Vec<u8>, has_fcs: bool) {
         let soc = self.soc;
         let fe = &soc.fe;
+        // The MAC: FCS, runts, and frames longer than MCR's max_rx (FCS included).
+        let mib = fe.mib.at(mac);
+        let count = |s: &mut Self, off: Option<u32>| {
+            s.stats.rx_dropped += 1;
+            if let Some(o) = off {
+                s.regs.add(Space::Fe, o, 1);
+            }
+        };
+        if has_fcs {
+            if !packet::fcs_ok(&frame) {
+                count(self, mib.map(|m| m.rx_fcs_errors.offset()));
+                return;
+            }
+            frame.truncate(frame.len().saturating_sub(4));
+        }
+        let max_rx = fe.mac.at(mac).map_or(1518, |m| {
+            match fe_regs::values::MacMcr(self.fe(m.mcr.offset())).max_rx().to_bits() {
+                0 => 1518,
+                1 => 1536,
+                2 => 1552,
+                _ => 2048,
+            }
+        });
+        if frame.len() < packet::MIN_FRAME {
+            count(self, mib.map(|m| m.rx_short_errors.offset()));
+            return;
+        }
+        // Tags do not count against the limit: 4 bytes per VLAN tag, and the switch's tag.
+        let vlan = |o: usize| frame.get(o..o + 2).is_some_and(|t| t == [0x81, 0x00] || t == [0x88, 0xa8]);
+        let tagged = self.switches.iter().any(|sw| sw.mac == mac);
+        let first = if tagged { 16 } else { 12 };
+        let allowance =
+            4 * (usize::from(tagged) + usize::from(vlan(first)) + usize::from(vlan(first) && vlan(first + 4)));
+        if frame.len() + 4 > max_rx + allowance {
+            count(self, mib.map(|m| m.rx_long_errors.offset()));
+            return;
+        }
         if let Some(c) = self.macs[mac].capture_rx.as_mut() {
             c.record(self.now, &frame);
         }
@@ -38,7 +75,6 @@ impl Inner {
         let size = self.fe(elem(fe.pdma.rx_cnt_cfg, 0));
         let calc = self.fe(elem(fe.pdma.pcrx_ptr, 0));
         let drx = self.fe(elem(fe.pdma.pdrx_ptr, 0));
-        let mib = fe.mib.at(mac);
         if size == 0 || drx == calc || self.now < self.rx_stall_until {
             self.stats.rx_ring_full += 1;
             if let Some(m) = mib {

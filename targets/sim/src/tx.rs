@@ -176,22 +176,39 @@ impl Inner {
         (rate > 0).then_some(rate)
     }
 
+    /// Queue `q`'s scheduler settings: (min rate in kbit/s if enabled, WFQ weight >= 1).
+    fn min_rate_and_weight(&self, q: usize) -> (Option<u64>, u64) {
+        let Some(off) = self.soc.fe.qdma.qtx_sch.at(q) else { return (None, 1) };
+        let v = fe_regs::values::QdmaQtxSch(self.fe(off.offset()));
+        let min = v
+            .min_rate_en()
+            .then(|| u64::from(v.min_rate_man()).saturating_mul(10u64.saturating_pow(u32::from(v.min_rate_exp()))));
+        (min.filter(|&r| r > 0), u64::from(v.max_rate_weight()).max(1))
+    }
+
     /// Sends the next frame of some queue on its MAC's wire at the earliest time allowed by the
-    /// wire, a pause from the link partner and the queue's shaper, if that is `<= target`;
-    /// returns false when nothing can be sent by then. Ties go round-robin over the queues.
+    /// wire, a pause from the link partner and the queue's max-rate shaper, if that is
+    /// `<= target`; returns false when nothing can be sent by then. Among queues ready at the same
+    /// time, one still below its min rate goes first, then the one with the least weighted
+    /// service (WFQ by the queue's weight), then round-robin.
     pub(crate) fn send_one(&mut self, target: u64) -> bool {
-        let mut best: Option<(u64, usize)> = None;
+        let mut best: Option<((u64, bool, u64), usize)> = None;
         for k in 0..QUEUES {
             let q = (self.rr + k) % QUEUES;
             if let Some((mac, _)) = self.queues[q].front() {
                 let m = &self.macs[*mac];
                 let t = self.now.max(m.tx.busy_until).max(m.paused_until).max(self.shaper_next[q]);
-                if t <= target && best.is_none_or(|(bt, _)| t < bt) {
-                    best = Some((t, q));
+                if t > target {
+                    continue;
+                }
+                let below_min = self.min_rate_and_weight(q).0.is_some() && t >= self.min_next[q];
+                let key = (t, !below_min, self.wfq_service[q]);
+                if best.is_none_or(|(bk, _)| key < bk) {
+                    best = Some((key, q));
                 }
             }
         }
-        let Some((t, q)) = best else { return false };
+        let Some(((t, _, _), q)) = best else { return false };
         let Some((mac, frame)) = self.queues[q].pop_front() else { return false };
         self.rr = (q + 1) % QUEUES;
         self.now = t;
@@ -201,11 +218,28 @@ impl Inner {
             self.pump_tx(t);
             return true;
         }
+        // The shaper meters frame bytes including FCS.
+        let bits = (frame.len() as u64 + 4) * 8;
         if let Some(kbps) = self.max_rate_kbps(q) {
-            // The shaper meters frame bytes including FCS.
-            let bits = (frame.len() as u64 + 4) * 8;
             self.shaper_next[q] = self.shaper_next[q].max(t) + (bits * 1_000_000).div_ceil(kbps);
         }
+        let (min, weight) = self.min_rate_and_weight(q);
+        if let Some(kbps) = min {
+            self.min_next[q] = self.min_next[q].max(t) + (bits * 1_000_000).div_ceil(kbps);
+        }
+        // Weighted service: a queue's share of a busy MAC is proportional to its weight. Keep the
+        // counters of idle queues from falling behind (they would otherwise take over later).
+        let floor = (0..QUEUES)
+            .filter(|&k| !self.queues[k].is_empty() || k == q)
+            .map(|k| self.wfq_service[k])
+            .min()
+            .unwrap_or(0);
+        for k in 0..QUEUES {
+            if self.queues[k].is_empty() && k != q {
+                self.wfq_service[k] = self.wfq_service[k].max(floor);
+            }
+        }
+        self.wfq_service[q] += bits * 16 / weight;
         let len = frame.len() as u32;
         if let Some(c) = self.macs[mac].capture_tx.as_mut() {
             c.record(t, &frame);

@@ -247,3 +247,79 @@ fn which(cmd: &str) -> Result<std::path::PathBuf, ()> {
         .and_then(|p| std::env::split_paths(&p).map(|d| d.join(cmd)).find(|f| f.is_file()))
         .ok_or(())
 }
+
+/// Two backlogged queues on one MAC; returns the frames each got out of the first `window`.
+fn share(soc: &'static SocInfo, sch_a: u32, sch_b: u32) -> (usize, usize) {
+    let mut rig = new_rig(soc);
+    set_qtx_sch(&rig, 5, sch_a);
+    set_qtx_sch(&rig, 6, sch_b);
+    let mut fa = tcp_frame(1448, false);
+    let mut fb = fa.clone();
+    fa[0] = 0xaa;
+    fb[0] = 0xbb;
+    for _ in 0..300 {
+        send_when_free(&mut rig, 0, 5, &fa);
+        send_when_free(&mut rig, 0, 6, &fb);
+    }
+    rig.sim.advance(1_000_000_000);
+    let sent = rig.sim.take_sent(0);
+    let window = &sent[..200];
+    (window.iter().filter(|(_, f)| f[0] == 0xaa).count(), window.iter().filter(|(_, f)| f[0] == 0xbb).count())
+}
+
+#[test]
+fn wfq_weights_share_a_busy_mac() {
+    each_soc(|soc| {
+        let w = |weight: u32| fe_regs::values::QdmaQtxSch(0).with_max_rate_weight(weight as u8).0;
+        let (a, b) = share(soc, w(3), w(1));
+        let ratio = a as f64 / b as f64;
+        assert!((2.5..3.5).contains(&ratio), "{}: weights 3:1 gave {a}:{b}", soc.name);
+        let (a, b) = share(soc, w(1), w(1));
+        assert!(a.abs_diff(b) <= 2, "{}: equal weights gave {a}:{b}", soc.name);
+    });
+}
+
+#[test]
+fn min_rate_is_served_first() {
+    each_soc(|soc| {
+        // Queue 5: weight 1 but a 500 Mbit/s minimum; queue 6: weight 15, no minimum.
+        let a = fe_regs::values::QdmaQtxSch(0)
+            .with_max_rate_weight(1)
+            .with_min_rate_en(true)
+            .with_min_rate_man(5)
+            .with_min_rate_exp(5)
+            .0;
+        let b = fe_regs::values::QdmaQtxSch(0).with_max_rate_weight(15).0;
+        let (got_a, got_b) = share(soc, a, b);
+        let frac = got_a as f64 / (got_a + got_b) as f64;
+        assert!(frac > 0.45, "{}: the min-rate queue got {got_a} of {} frames", soc.name, got_a + got_b);
+    });
+}
+
+#[test]
+fn mac_drops_bad_fcs_runts_and_oversize_and_counts_them() {
+    each_soc(|soc| {
+        let rig = new_rig(soc);
+        let good = tcp_frame(500, false);
+        let mut bad = packet::append_fcs(good.clone());
+        packet::set_bad_fcs(&mut bad);
+        rig.sim.send_raw_to_mac(0, packet::append_fcs(good.clone()));
+        rig.sim.send_raw_to_mac(0, bad);
+        rig.sim.send_raw_to_mac(0, packet::append_fcs(good[..40].to_vec()));
+        let vlan_full = packet::build_tcp(&packet::TcpSpec {
+            vlan: Some(7),
+            payload_len: 1448,
+            timestamp: Some((1, 2)),
+            ..Default::default()
+        });
+        assert_eq!(vlan_full.len(), 1518);
+        rig.sim.send_to_mac(0, vlan_full);
+        rig.sim.send_to_mac(0, packet::build_raw([2; 6], [4; 6], None, 0x0800, 1600, 3));
+        rig.sim.advance(10_000_000);
+        let mib = soc.fe.mib.at(0).unwrap();
+        assert_eq!(rig.sim.stats().rx_frames, 2, "{}: the good frame and the VLAN-tagged full frame", soc.name);
+        assert_eq!(r(&rig.sim, mib.rx_fcs_errors.offset()), 1);
+        assert_eq!(r(&rig.sim, mib.rx_short_errors.offset()), 1);
+        assert_eq!(r(&rig.sim, mib.rx_long_errors.offset()), 1);
+    });
+}
