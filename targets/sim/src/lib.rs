@@ -7,7 +7,7 @@
 //! checksum bits are enabled, and refuses illegal driver behaviour with a recorded
 //! [`Violation`].
 //!
-//! `no_std` + `alloc`, so it also runs inside the firmware image.
+//! `no_std` + `alloc`, so it also runs inside the firmware image. Overview: `targets/sim/README.md`.
 
 #![no_std]
 #![deny(missing_docs)]
