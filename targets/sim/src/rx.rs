@@ -121,41 +121,31 @@ impl Inner {
             }
             return;
         }
+        // The two RX layouts have the same field names at different bits; one body serves both.
+        macro_rules! fill {
+            ($d:expr) => {{
+                let mut d = $d;
+                if d.done() {
+                    None
+                } else {
+                    let slot = (d.addr0(), d.plen0() as usize);
+                    d.set_plen0(frame.len() as u16);
+                    d.set_ls0(true);
+                    d.set_done(true);
+                    d.set_src_port(mac as u8 + 1);
+                    d.set_l4_valid(l4_valid);
+                    Some((slot.0, slot.1, d.words))
+                }
+            }};
+        }
         let written = match soc.caps.rx_descriptor {
-            DescriptorLayout::RxV2 => {
-                let mut d = RxV2 { words };
-                if d.done() {
-                    self.violate(Violation::DescriptorNotOwned { addr });
-                    self.stats.rx_dropped += 1;
-                    return;
-                }
-                let buf = d.plen0() as usize;
-                (d.addr0(), buf, {
-                    d.set_plen0(frame.len() as u16);
-                    d.set_ls0(true);
-                    d.set_done(true);
-                    d.set_src_port(mac as u8 + 1);
-                    d.set_l4_valid(l4_valid);
-                    d.words
-                })
-            }
-            _ => {
-                let mut d = RxV1 { words };
-                if d.done() {
-                    self.violate(Violation::DescriptorNotOwned { addr });
-                    self.stats.rx_dropped += 1;
-                    return;
-                }
-                let buf = d.plen0() as usize;
-                (d.addr0(), buf, {
-                    d.set_plen0(frame.len() as u16);
-                    d.set_ls0(true);
-                    d.set_done(true);
-                    d.set_src_port(mac as u8 + 1);
-                    d.set_l4_valid(l4_valid);
-                    d.words
-                })
-            }
+            DescriptorLayout::RxV2 => fill!(RxV2 { words }),
+            _ => fill!(RxV1 { words }),
+        };
+        let Some(written) = written else {
+            self.violate(Violation::DescriptorNotOwned { addr });
+            self.stats.rx_dropped += 1;
+            return;
         };
         let (buf_addr, buf_len, new_words) = written;
         if frame.len() > buf_len {

@@ -29,35 +29,26 @@ impl Inner {
         if !addr.is_multiple_of(align.min(16)) {
             return Err(Violation::DmaUnaligned { addr });
         }
+        // The two TX layouts have the same field names at different bits; one body serves both.
+        macro_rules! desc {
+            ($d:expr) => {{
+                let d = $d;
+                TxDesc {
+                    addr: d.addr0(),
+                    next: d.next(),
+                    len: d.plen0() as usize,
+                    last: d.ls0(),
+                    owner_cpu: d.owner_cpu(),
+                    qid: d.qid() as usize,
+                    fport: d.fport() as u32,
+                    chksum: d.chksum() != 0,
+                    tso: d.tso(),
+                }
+            }};
+        }
         Ok(match layout {
-            DescriptorLayout::TxV2 => {
-                let d = TxV2 { words: self.dma.read_words::<8>(addr)? };
-                TxDesc {
-                    addr: d.addr0(),
-                    next: d.next(),
-                    len: d.plen0() as usize,
-                    last: d.ls0(),
-                    owner_cpu: d.owner_cpu(),
-                    qid: d.qid() as usize,
-                    fport: d.fport() as u32,
-                    chksum: d.chksum() != 0,
-                    tso: d.tso(),
-                }
-            }
-            _ => {
-                let d = TxV1 { words: self.dma.read_words::<4>(addr)? };
-                TxDesc {
-                    addr: d.addr0(),
-                    next: d.next(),
-                    len: d.plen0() as usize,
-                    last: d.ls0(),
-                    owner_cpu: d.owner_cpu(),
-                    qid: d.qid() as usize,
-                    fport: d.fport() as u32,
-                    chksum: d.chksum() != 0,
-                    tso: d.tso(),
-                }
-            }
+            DescriptorLayout::TxV2 => desc!(TxV2 { words: self.dma.read_words::<8>(addr)? }),
+            _ => desc!(TxV1 { words: self.dma.read_words::<4>(addr)? }),
         })
     }
 
