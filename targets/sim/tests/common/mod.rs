@@ -99,6 +99,11 @@ pub fn give_rx(rig: &Rig, i: u32) {
 
 /// Queues `frame` on TX descriptor `next_tx` for MAC `mac` and kicks the engine.
 pub fn send(rig: &mut Rig, mac: u32, qid: u32, frame: &[u8]) {
+    send_with(rig, mac, qid, frame, false, false);
+}
+
+/// Like [`send`], with the descriptor's checksum-offload and TSO requests.
+pub fn send_with(rig: &mut Rig, mac: u32, qid: u32, frame: &[u8], csum: bool, tso: bool) {
     let soc = info(&rig.sim);
     let ds = tx_size(soc);
     let i = rig.next_tx;
@@ -107,6 +112,7 @@ pub fn send(rig: &mut Rig, mac: u32, qid: u32, frame: &[u8]) {
     rig.sim.dma_write(buf, frame).unwrap();
     let addr = rig.tx_ring + u64::from(i) * ds;
     let next = (rig.tx_ring + u64::from((i + 1) % TX_RING) * ds) as u32;
+    let ck = if csum { 7 } else { 0 };
     let words: Vec<u32> = match soc.caps.tx_descriptor {
         DescriptorLayout::TxV2 => TxV2::new()
             .with_addr0(buf as u32)
@@ -115,6 +121,8 @@ pub fn send(rig: &mut Rig, mac: u32, qid: u32, frame: &[u8]) {
             .with_ls0(true)
             .with_fport(mac as u8 + 1)
             .with_qid(qid as u8)
+            .with_chksum(ck)
+            .with_tso(tso)
             .words
             .to_vec(),
         _ => TxV1::new()
@@ -124,6 +132,8 @@ pub fn send(rig: &mut Rig, mac: u32, qid: u32, frame: &[u8]) {
             .with_ls0(true)
             .with_fport(mac as u8 + 1)
             .with_qid(qid as u8)
+            .with_chksum(ck)
+            .with_tso(tso)
             .words
             .to_vec(),
     };
