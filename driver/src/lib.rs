@@ -2,10 +2,24 @@
 //!
 //! `no_std`, allocation-free, and generic over the SoC only through data: every per-SoC fact
 //! comes from [`fe_regs::SocInfo`] (generated from `regs/*.yaml`) and from the board's device
-//! tree, read by [`dt::probe()`] into a [`dt::Platform`].
+//! tree, read by [`dt::probe()`] into a [`dt::Platform`]. The machine is reached through the small
+//! traits of [`platform`]; [`eth::Eth`] is one frame engine, brought up by [`eth::Eth::open`],
+//! sending with [`eth::Eth::xmit`] and receiving with [`eth::Eth::poll`].
 
 #![no_std]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod desc;
 pub mod dt;
+pub mod eth;
+pub mod platform;
+pub mod rx;
+pub mod stats;
+pub mod tx;
+
+pub use eth::{BufferCounts, CloseReport, Eth, EthError, Features, LinkState, MacPort, Owner};
+pub use platform::{Clock, DmaError, DmaMemory, Platform};
+pub use rx::{RxChecksum, RxFrame};
+pub use stats::{Drops, MacCounters, Stats};
+pub use tx::TxError;

@@ -77,7 +77,7 @@ impl Inner {
         if self.in_reset || self.tx_hung || self.fe(off(fe.qdma.glo_cfg)) & 1 == 0 {
             return;
         }
-        let fq = match self.fe(off(fe.qdma.fq_count)) as usize {
+        let fq = match fe_regs::values::QdmaFqCount(self.fe(off(fe.qdma.fq_count))).cnt() as usize {
             0 => DEFAULT_FQ_FRAMES,
             n => n,
         };

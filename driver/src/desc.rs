@@ -1,0 +1,120 @@
+//! DMA descriptors in layout-independent form: the core fills and reads them through these
+//! helpers, which handle each layout the YAML names (`tx_v1`, `tx_v2`, `rx_v1`, `rx_v2`), never
+//! each SoC.
+
+use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2, TxV1, TxV2};
+
+/// Largest descriptor in words (TX v2: 32 bytes).
+pub const MAX_WORDS: usize = 8;
+/// RX descriptors are 4 words in every layout the core handles.
+pub const RX_WORDS: usize = 4;
+
+/// What the core writes into a TX descriptor (also the free-queue descriptors).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxDesc {
+    /// Buffer physical address.
+    pub addr: u32,
+    /// Physical address of the next descriptor in the QDMA list.
+    pub next: u32,
+    /// Buffer length in bytes.
+    pub len: u16,
+    /// Last segment of the frame.
+    pub last: bool,
+    /// Owned by the CPU (not to be sent).
+    pub owner_cpu: bool,
+    /// Forward port (MAC id + 1).
+    pub fport: u8,
+    /// QDMA queue.
+    pub qid: u8,
+}
+
+/// What the core reads from a filled RX descriptor.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RxDesc {
+    /// The DMA has filled it.
+    pub done: bool,
+    /// Received length in bytes.
+    pub len: u16,
+    /// Last segment of the frame.
+    pub last: bool,
+    /// PSE source port (MAC id + 1).
+    pub src_port: u8,
+    /// The layout's L4-valid bit.
+    pub l4_valid: bool,
+}
+
+/// Whether `layout` is a TX layout this core handles.
+#[must_use]
+pub fn is_tx(layout: DescriptorLayout) -> bool {
+    matches!(layout, DescriptorLayout::TxV1 | DescriptorLayout::TxV2)
+}
+
+/// Whether `layout` is an RX layout this core handles.
+#[must_use]
+pub fn is_rx(layout: DescriptorLayout) -> bool {
+    matches!(layout, DescriptorLayout::RxV1 | DescriptorLayout::RxV2) && layout.size() == RX_WORDS * 4
+}
+
+/// Words of a descriptor of `layout`.
+#[must_use]
+pub fn words(layout: DescriptorLayout) -> usize {
+    layout.size() / 4
+}
+
+/// Encodes `d` in `layout` (a TX layout); returns the words and how many are used.
+#[must_use]
+pub fn encode_tx(layout: DescriptorLayout, d: &TxDesc) -> ([u32; MAX_WORDS], usize) {
+    // The two TX layouts name the same fields at different bits; one body serves both.
+    macro_rules! fill {
+        ($t:ident, $n:expr) => {{
+            let v = $t::new()
+                .with_addr0(d.addr)
+                .with_next(d.next)
+                .with_plen0(d.len)
+                .with_ls0(d.last)
+                .with_owner_cpu(d.owner_cpu)
+                .with_fport(d.fport)
+                .with_qid(d.qid);
+            let mut out = [0u32; MAX_WORDS];
+            out[..$n].copy_from_slice(&v.words);
+            (out, $n)
+        }};
+    }
+    match layout {
+        DescriptorLayout::TxV2 => fill!(TxV2, 8),
+        _ => fill!(TxV1, 4),
+    }
+}
+
+/// The owner bit of a TX descriptor of `layout` read back from memory.
+#[must_use]
+pub fn tx_owner_cpu(layout: DescriptorLayout, w: &[u32; MAX_WORDS]) -> bool {
+    match layout {
+        DescriptorLayout::TxV2 => TxV2 { words: *w }.owner_cpu(),
+        _ => TxV1 { words: [w[0], w[1], w[2], w[3]] }.owner_cpu(),
+    }
+}
+
+/// A fresh RX descriptor of `layout`: buffer `addr` of `len` bytes, given to the DMA.
+#[must_use]
+pub fn rx_fresh(layout: DescriptorLayout, addr: u32, len: u16) -> [u32; RX_WORDS] {
+    match layout {
+        DescriptorLayout::RxV2 => RxV2::new().with_addr0(addr).with_plen0(len).words,
+        _ => RxV1::new().with_addr0(addr).with_plen0(len).words,
+    }
+}
+
+/// Decodes an RX descriptor of `layout`.
+#[must_use]
+pub fn decode_rx(layout: DescriptorLayout, w: [u32; RX_WORDS]) -> RxDesc {
+    macro_rules! read {
+        ($d:expr) => {{
+            let d = $d;
+            RxDesc { done: d.done(), len: d.plen0(), last: d.ls0(), src_port: d.src_port(), l4_valid: d.l4_valid() }
+        }};
+    }
+    match layout {
+        DescriptorLayout::RxV2 => read!(RxV2 { words: w }),
+        _ => read!(RxV1 { words: w }),
+    }
+}

@@ -1,0 +1,568 @@
+//! The driver instance: one frame engine, its rings and buffers, bring-up (`open`) and teardown
+//! (`close`), and the MACs' links.
+//!
+//! The SoC is data: every register comes from the [`SocInfo`] maps, every per-SoC difference
+//! from its capabilities and descriptor layouts. The data path lives next door: [`crate::tx`]
+//! (`xmit`, `reclaim`) and [`crate::rx`] (`poll`).
+//!
+//! Parts of the driver-core work that come next and have their place here: `set_features`
+//! (RX/TX checksum and TSO applied to the hardware) next to [`Eth::features`]; per-port queue
+//! selection and QDMA shaping next to [`Eth::queue_for_mac`]; the TX watchdog and recovery next
+//! to [`Eth::close`], which already returns every buffer.
+
+use crate::desc::{self, TxDesc};
+use crate::dt::platform::{Duplex, Link, MAX_MACS, Platform as Board};
+use crate::platform::{DmaError, Platform};
+use crate::rx::RxRing;
+use crate::stats::Stats;
+use crate::tx::TxRing;
+use fe_regs::bus::Bus;
+use fe_regs::descriptors::DescriptorLayout;
+use fe_regs::values::{
+    GdmaFwdCfg, MacMcr, MacMcrMaxRx, PdmaGloCfgRxBt, PdmaPcrxPtr, PdmaRxCntCfg, PdmaRxPtr, QdmaCrxPtr, QdmaCtxPtr,
+    QdmaDrxPtr, QdmaDtxPtr, QdmaFqCount, QdmaFqHead, QdmaFqTail, QdmaGloCfgTxBt,
+};
+use fe_regs::{SocInfo, Space};
+
+/// Descriptors in the QDMA TX ring (one stays free so a full ring never looks empty).
+pub const TX_RING: usize = 512;
+/// Descriptors in PDMA RX ring 0.
+pub const RX_RING: usize = 256;
+/// Descriptors (and pages) in the QDMA free queue.
+pub const FQ_SIZE: usize = 256;
+/// Bytes of every RX, TX and free-queue buffer.
+pub const BUF_SIZE: usize = 2048;
+/// GDMA destination value that drops every received frame.
+const FWD_DROP: u16 = 0x7777;
+/// GDMA destination value that sends received frames to the CPU (PDMA).
+const FWD_CPU: u16 = 0x0000;
+
+/// Who owns a DMA buffer right now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    /// The driver: free (TX) or being processed (RX).
+    Driver,
+    /// The engine: queued for sending (TX), posted for receiving (RX), or in the free queue.
+    Engine,
+}
+
+/// Buffers by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BufferCounts {
+    /// RX buffers.
+    pub rx: usize,
+    /// TX buffers.
+    pub tx: usize,
+    /// Free-queue pages.
+    pub fq: usize,
+}
+
+impl BufferCounts {
+    /// Every buffer counted.
+    #[must_use]
+    pub fn total(&self) -> usize {
+        self.rx + self.tx + self.fq
+    }
+}
+
+/// What `close` did with the buffers and frames still in flight.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CloseReport {
+    /// Buffers taken back from the engine.
+    pub returned: BufferCounts,
+    /// Buffers the engine still holds after close (always zero; anything else is a leak).
+    pub leaked: BufferCounts,
+    /// TX frames the engine had completed and `close` reclaimed (counted as sent).
+    pub tx_completed: u64,
+    /// TX frames queued but never taken by the engine (counted as dropped).
+    pub tx_dropped: u64,
+    /// RX frames received but not polled (counted as dropped).
+    pub rx_dropped: u64,
+}
+
+/// Why the driver could not be created, opened or closed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EthError {
+    /// The probed device tree names another SoC than the one given.
+    SocMismatch,
+    /// A descriptor layout the core does not handle in that role.
+    UnsupportedLayout(DescriptorLayout),
+    /// The platform ran out of DMA memory.
+    DmaExhausted,
+    /// DMA memory above 4 GiB (descriptors hold 32-bit addresses).
+    DmaAbove4G(u64),
+    /// A DMA access was refused.
+    Dma(DmaError),
+    /// `open` on an open interface.
+    AlreadyOpen,
+    /// The operation needs an open interface.
+    NotOpen,
+    /// No such MAC, or not enabled in the device tree.
+    NoSuchMac(u8),
+}
+
+impl From<DmaError> for EthError {
+    fn from(e: DmaError) -> Self {
+        EthError::Dma(e)
+    }
+}
+
+/// A MAC's link as the driver programs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkState {
+    /// Speed in Mbit/s.
+    pub speed: u32,
+    /// Duplex.
+    pub duplex: Duplex,
+    /// Symmetric pause.
+    pub pause: bool,
+}
+
+/// One MAC, copied out of the probed device tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MacPort {
+    /// MAC id.
+    pub id: u8,
+    /// `status = "okay"`.
+    pub enabled: bool,
+    /// The device tree's fixed link, if any (the link is up from `open`).
+    pub fixed: Option<LinkState>,
+    /// TX queue of traffic sent directly on this MAC.
+    pub queue: u8,
+    /// The link now (`None` = down).
+    pub link: Option<LinkState>,
+}
+
+/// Offloads as the driver applies them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Features {
+    /// RX checksum: GDMA ICS/TCS/UCS on and the descriptor's L4-valid bit trusted.
+    pub rx_checksum: bool,
+}
+
+impl Default for Features {
+    fn default() -> Self {
+        Features { rx_checksum: true }
+    }
+}
+
+/// The QDMA free queue: pages the engine buffers frames in.
+#[derive(Debug)]
+pub(crate) struct FreeQueue {
+    pub(crate) ring: u64,
+    pub(crate) pages: u64,
+    pub(crate) owner: Owner,
+}
+
+/// One frame engine driven by the core.
+#[derive(Debug)]
+pub struct Eth<P: Platform> {
+    pub(crate) p: P,
+    pub(crate) soc: &'static SocInfo,
+    pub(crate) tx_layout: DescriptorLayout,
+    pub(crate) rx_layout: DescriptorLayout,
+    pub(crate) macs: [Option<MacPort>; MAX_MACS],
+    pub(crate) open: bool,
+    pub(crate) features: Features,
+    pub(crate) tx: TxRing,
+    pub(crate) rx: RxRing,
+    pub(crate) fq: FreeQueue,
+    pub(crate) stats: Stats,
+    pub(crate) scratch: [u8; BUF_SIZE],
+}
+
+/// Allocates `size` bytes of DMA memory below 4 GiB.
+fn alloc32<P: Platform>(p: &P, size: usize, align: usize) -> Result<u64, EthError> {
+    let a = p.dma_alloc(size, align).ok_or(EthError::DmaExhausted)?;
+    if a.checked_add(size as u64).is_none_or(|end| end > 1 << 32) {
+        return Err(EthError::DmaAbove4G(a));
+    }
+    Ok(a)
+}
+
+impl<P: Platform> Eth<P> {
+    /// A driver for `soc` as the device tree `board` describes it, on platform `p`. Allocates
+    /// every ring and buffer now (nothing is allocated later); the engine is untouched until
+    /// [`Eth::open`].
+    pub fn new(soc: &'static SocInfo, board: &Board<'_>, p: P) -> Result<Self, EthError> {
+        if !core::ptr::eq(soc, board.soc) {
+            return Err(EthError::SocMismatch);
+        }
+        let (tx_layout, rx_layout) = (soc.caps.tx_descriptor, soc.caps.rx_descriptor);
+        if !desc::is_tx(tx_layout) {
+            return Err(EthError::UnsupportedLayout(tx_layout));
+        }
+        if !desc::is_rx(rx_layout) {
+            return Err(EthError::UnsupportedLayout(rx_layout));
+        }
+        let mut macs = [None; MAX_MACS];
+        for m in board.macs() {
+            let fixed = match m.link {
+                Link::Fixed { speed, duplex, pause } => Some(LinkState { speed, duplex, pause }),
+                _ => None,
+            };
+            if let Some(slot) = macs.get_mut(m.id as usize) {
+                *slot = Some(MacPort { id: m.id, enabled: m.enabled, fixed, queue: m.queue, link: None });
+            }
+        }
+        let tds = tx_layout.size();
+        let tx = TxRing::new(alloc32(&p, tds * TX_RING, tds.max(16))?, alloc32(&p, BUF_SIZE * TX_RING, 64)?, tds);
+        let rds = rx_layout.size();
+        let rx = RxRing::new(alloc32(&p, rds * RX_RING, rds.max(16))?, alloc32(&p, BUF_SIZE * RX_RING, 64)?, rds);
+        let fq = FreeQueue {
+            ring: alloc32(&p, tds * FQ_SIZE, tds.max(16))?,
+            pages: alloc32(&p, BUF_SIZE * FQ_SIZE, 64)?,
+            owner: Owner::Driver,
+        };
+        Ok(Eth {
+            p,
+            soc,
+            tx_layout,
+            rx_layout,
+            macs,
+            open: false,
+            features: Features::default(),
+            tx,
+            rx,
+            fq,
+            stats: Stats::default(),
+            scratch: [0; BUF_SIZE],
+        })
+    }
+
+    /// The SoC being driven.
+    #[must_use]
+    pub fn soc(&self) -> &'static SocInfo {
+        self.soc
+    }
+
+    /// The platform (buses, DMA memory, clock).
+    #[must_use]
+    pub fn platform(&self) -> &P {
+        &self.p
+    }
+
+    /// Whether the interface is open.
+    #[must_use]
+    pub fn is_open(&self) -> bool {
+        self.open
+    }
+
+    /// The software counters.
+    #[must_use]
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// The offloads in force. Changing them at run time (`set_features`) is the next part of
+    /// the driver-core work; until then RX checksum is on, as after every `open`.
+    #[must_use]
+    pub fn features(&self) -> Features {
+        self.features
+    }
+
+    /// MAC `id` as the driver knows it.
+    #[must_use]
+    pub fn mac(&self, id: u8) -> Option<&MacPort> {
+        self.macs.get(id as usize).and_then(Option::as_ref)
+    }
+
+    /// The enabled MACs.
+    pub fn enabled_macs(&self) -> impl Iterator<Item = &MacPort> {
+        self.macs.iter().flatten().filter(|m| m.enabled)
+    }
+
+    /// The QDMA queue of traffic sent directly on MAC `mac` (queue = MAC id). Switch user
+    /// ports (queue = port + 3) and their shaping are the next part of the driver-core work.
+    #[must_use]
+    pub fn queue_for_mac(&self, mac: u8) -> u8 {
+        self.mac(mac).map_or(mac, |m| m.queue)
+    }
+
+    /// Buffers the engine holds now, from the ownership tables.
+    #[must_use]
+    pub fn engine_buffers(&self) -> BufferCounts {
+        BufferCounts {
+            rx: self.rx.engine_held(),
+            tx: self.tx.engine_held(),
+            fq: if self.fq.owner == Owner::Engine { FQ_SIZE } else { 0 },
+        }
+    }
+
+    /// Brings the engine up: cold reset through ETHSYS, QDMA free queue and TX ring, PDMA RX
+    /// ring 0, GDMA forwarding to the CPU with RX checksum checks, MAC force mode per enabled
+    /// MAC, interrupt masks, then the DMA enables.
+    pub fn open(&mut self) -> Result<(), EthError> {
+        if self.open {
+            return Err(EthError::AlreadyOpen);
+        }
+        self.cold_reset();
+        self.init_free_queue()?;
+        self.tx_init()?;
+        self.rx_init()?;
+        for id in 0..self.soc.fe.gdma.len() {
+            self.init_gdma(id);
+        }
+        for id in 0..self.soc.fe.mac.len() {
+            let link = self.mac(id as u8).filter(|m| m.enabled).and_then(|m| m.fixed);
+            if let Some(m) = self.macs.get_mut(id).and_then(Option::as_mut) {
+                m.link = link;
+            }
+            self.program_mcr(id, link);
+        }
+        self.init_irqs();
+        self.start_dma();
+        self.open = true;
+        Ok(())
+    }
+
+    /// Stops the engine and takes every buffer back: GDMA to drop, MACs to the link-down
+    /// default, DMA off; completed TX descriptors are reclaimed (sent), the rest counted as
+    /// dropped, unpolled RX frames counted as dropped. The report says what was returned and
+    /// that nothing leaked.
+    pub fn close(&mut self) -> Result<CloseReport, EthError> {
+        if !self.open {
+            return Err(EthError::NotOpen);
+        }
+        let fe = &self.soc.fe;
+        for id in 0..fe.gdma.len() {
+            if let Some(g) = fe.gdma.at(id) {
+                g.fwd_cfg.on(self.p.fe()).modify(|v| v.set_fwd(FWD_DROP));
+            }
+        }
+        for id in 0..fe.mac.len() {
+            self.program_mcr(id, None);
+            if let Some(m) = self.macs.get_mut(id).and_then(Option::as_mut) {
+                m.link = None;
+            }
+        }
+        fe.pdma.irq_mask.on(self.p.fe()).write(|_| ());
+        fe.qdma.int_mask.on(self.p.fe()).write(|_| ());
+        fe.pdma.glo_cfg.on(self.p.fe()).modify(|v| v.set_rx_dma_en(false));
+        fe.qdma.glo_cfg.on(self.p.fe()).modify(|v| {
+            v.set_tx_dma_en(false);
+            v.set_rx_dma_en(false);
+        });
+        self.wait_dma_idle();
+        let held = self.engine_buffers();
+        let sent_before = self.stats.tx_frames();
+        self.reclaim();
+        let tx_completed = self.stats.tx_frames() - sent_before;
+        let tx_dropped = self.tx_teardown()?;
+        let rx_dropped = self.rx_teardown()?;
+        self.fq.owner = Owner::Driver;
+        self.open = false;
+        let leaked = self.engine_buffers();
+        debug_assert_eq!(leaked.total(), 0, "close left buffers with the engine");
+        Ok(CloseReport { returned: held, leaked, tx_completed, tx_dropped, rx_dropped })
+    }
+
+    /// MAC `mac`'s link came up (from a PHY, SFP or in-band status): programs force mode with
+    /// the speed, duplex and pause. A fixed link is up from `open` without this call.
+    pub fn link_up(&mut self, mac: u8, state: LinkState) -> Result<(), EthError> {
+        let m = self.macs.get_mut(mac as usize).and_then(Option::as_mut).filter(|m| m.enabled);
+        let m = m.ok_or(EthError::NoSuchMac(mac))?;
+        m.link = Some(state);
+        if self.open {
+            self.program_mcr(mac as usize, Some(state));
+        }
+        Ok(())
+    }
+
+    /// MAC `mac`'s link went down: the MAC goes back to the link-down default.
+    pub fn link_down(&mut self, mac: u8) -> Result<(), EthError> {
+        let m = self.macs.get_mut(mac as usize).and_then(Option::as_mut).filter(|m| m.enabled);
+        let m = m.ok_or(EthError::NoSuchMac(mac))?;
+        m.link = None;
+        if self.open {
+            self.program_mcr(mac as usize, None);
+        }
+        Ok(())
+    }
+
+    /// Read-modify-write of a register named by a capability (`RawReg`), in either space.
+    pub(crate) fn raw_modify(&self, space: Space, offset: u32, f: impl FnOnce(u32) -> u32) {
+        let o = offset as usize;
+        match space {
+            Space::Fe => {
+                let b = self.p.fe();
+                let v = b.read32(o);
+                b.write32(o, f(v));
+            }
+            Space::Ethsys => {
+                let b = self.p.ethsys();
+                let v = b.read32(o);
+                b.write32(o, f(v));
+            }
+        }
+    }
+
+    /// Pulses the SoC's cold-reset bits in ETHSYS: assert, ~1 ms, deassert, 10 ms.
+    fn cold_reset(&self) {
+        let cr = self.soc.caps.cold_reset;
+        let Some(off) = cr.reg.at(0) else { return };
+        self.raw_modify(cr.reg.space, off, |v| v | cr.mask);
+        self.p.delay_ns(1_000_000);
+        self.raw_modify(cr.reg.space, off, |v| v & !cr.mask);
+        self.p.delay_ns(10_000_000);
+    }
+
+    /// The free queue: a linked list of pages the engine buffers frames in.
+    fn init_free_queue(&mut self) -> Result<(), EthError> {
+        let ds = self.tx_layout.size() as u64;
+        let ring = self.fq.ring;
+        for i in 0..FQ_SIZE as u64 {
+            let next = if i + 1 < FQ_SIZE as u64 { ring + (i + 1) * ds } else { 0 };
+            let d = TxDesc {
+                addr: (self.fq.pages + i * BUF_SIZE as u64) as u32,
+                next: next as u32,
+                len: BUF_SIZE as u16,
+                ..TxDesc::default()
+            };
+            let (w, n) = desc::encode_tx(self.tx_layout, &d);
+            self.p.dma_write_words(ring + i * ds, &w[..n])?;
+        }
+        let q = &self.soc.fe.qdma;
+        let fe = self.p.fe();
+        q.fq_head.on(&fe).write_value(QdmaFqHead(ring as u32));
+        q.fq_tail.on(&fe).write_value(QdmaFqTail((ring + (FQ_SIZE as u64 - 1) * ds) as u32));
+        q.fq_count.on(&fe).write_value(QdmaFqCount(FQ_SIZE as u32));
+        q.fq_blen.on(&fe).write(|v| v.set_blen(BUF_SIZE as u16));
+        self.fq.owner = Owner::Engine;
+        Ok(())
+    }
+
+    /// The QDMA TX ring, its four pointers, and every queue's config and scheduler base value.
+    fn tx_init(&mut self) -> Result<(), EthError> {
+        self.tx.reset(&self.p, self.tx_layout)?;
+        let q = &self.soc.fe.qdma;
+        let fe = self.p.fe();
+        q.ctx_ptr.on(&fe).write_value(QdmaCtxPtr(self.tx.addr(0)));
+        q.dtx_ptr.on(&fe).write_value(QdmaDtxPtr(self.tx.addr(0)));
+        q.crx_ptr.on(&fe).write_value(QdmaCrxPtr(self.tx.addr(TX_RING - 1)));
+        q.drx_ptr.on(&fe).write_value(QdmaDrxPtr(self.tx.addr(TX_RING - 1)));
+        let shaper = self.soc.caps.shaper;
+        let queues = usize::from(self.soc.caps.tx_queues).min(q.qtx_cfg.len());
+        for i in 0..queues {
+            if let Some(r) = q.qtx_cfg.at(i) {
+                r.on(&fe).write(|v| {
+                    v.set_res_thres_hi(4);
+                    v.set_res_thres_lo(4);
+                });
+            }
+            if let Some(off) = shaper.reg.at(i) {
+                self.raw_modify(shaper.reg.space, off, |_| shaper.base);
+            }
+        }
+        q.tx_sch_rate.on(&fe).write(|v| {
+            v.set_sch0_max_wfq(true);
+            v.set_sch1_max_wfq(true);
+        });
+        if let Some(r) = q.tx_sch_rate2 {
+            r.on(&fe).write(|v| {
+                v.set_sch2_max_wfq(true);
+                v.set_sch3_max_wfq(true);
+            });
+        }
+        Ok(())
+    }
+
+    /// PDMA RX ring 0: every descriptor given to the DMA with an empty 2 KiB buffer.
+    fn rx_init(&mut self) -> Result<(), EthError> {
+        self.rx.reset(&self.p, self.rx_layout)?;
+        let pd = &self.soc.fe.pdma;
+        let fe = self.p.fe();
+        if let (Some(ptr), Some(cnt), Some(cpu)) = (pd.rx_ptr.at(0), pd.rx_cnt_cfg.at(0), pd.pcrx_ptr.at(0)) {
+            ptr.on(&fe).write_value(PdmaRxPtr(self.rx.addr(0) as u32));
+            cnt.on(&fe).write_value(PdmaRxCntCfg(RX_RING as u32));
+            cpu.on(&fe).write_value(PdmaPcrxPtr(RX_RING as u32 - 1));
+        }
+        pd.rst_idx.on(&fe).write(|v| v.set_pst_drx_idx0(true));
+        Ok(())
+    }
+
+    /// GDMA of MAC `id`: to the CPU with the RX checksum bits as the features say, or drop for a
+    /// MAC the device tree leaves disabled.
+    fn init_gdma(&self, id: usize) {
+        let Some(g) = self.soc.fe.gdma.at(id) else { return };
+        let enabled = self.mac(id as u8).is_some_and(|m| m.enabled);
+        g.fwd_cfg
+            .on(self.p.fe())
+            .write_value(GdmaFwdCfg(0).with_fwd(if enabled { FWD_CPU } else { FWD_DROP }).with_strp_crc(enabled));
+        if enabled {
+            self.apply_rx_checksum(id, self.features.rx_checksum);
+        }
+    }
+
+    /// Sets or clears the SoC's RX checksum bits (ICS/TCS/UCS, from the capabilities) of MAC `id`.
+    pub(crate) fn apply_rx_checksum(&self, id: usize, on: bool) {
+        let ctl = self.soc.caps.rx_checksum;
+        if let Some(off) = ctl.reg.at(id) {
+            self.raw_modify(ctl.reg.space, off, |v| if on { v | ctl.mask } else { v & !ctl.mask });
+        }
+    }
+
+    /// MAC control: force mode with the link's settings, or FORCE_MODE only (link down).
+    fn program_mcr(&self, id: usize, link: Option<LinkState>) {
+        let Some(m) = self.soc.fe.mac.at(id) else { return };
+        let v = match link {
+            None => MacMcr(0).with_force_mode(true),
+            Some(l) => MacMcr(0)
+                .with_force_mode(true)
+                .with_force_link(true)
+                .with_tx_en(true)
+                .with_rx_en(true)
+                .with_backoff_en(true)
+                .with_backpr_en(true)
+                .with_ipg_cfg(0b101)
+                .with_max_rx(MacMcrMaxRx::B1536)
+                .with_force_dpx(l.duplex == Duplex::Full)
+                // 2.5 Gbit/s SerDes links use the 1000 setting.
+                .with_speed_1000(l.speed >= 1000)
+                .with_speed_100(l.speed == 100)
+                .with_force_tx_fc(l.pause)
+                .with_force_rx_fc(l.pause),
+        };
+        m.mcr.on(self.p.fe()).write_value(v);
+    }
+
+    /// Acknowledges stale interrupts and unmasks RX done (PDMA) and TX done (QDMA). Routing
+    /// them to the SoC's lines (`int_grp`) comes with interrupt handling, the next part.
+    fn init_irqs(&self) {
+        let fe = &self.soc.fe;
+        fe.pdma.irq_status.on(self.p.fe()).write(|v| v.clear_rx_done());
+        fe.qdma.int_status.on(self.p.fe()).write(|v| {
+            v.clear_tx_done();
+            v.clear_rx_done();
+        });
+        fe.pdma.irq_mask.on(self.p.fe()).write(|v| v.set_rx_done(true));
+        fe.qdma.int_mask.on(self.p.fe()).write(|v| v.set_tx_done(true));
+    }
+
+    /// Turns PDMA RX and QDMA TX on.
+    fn start_dma(&self) {
+        let fe = &self.soc.fe;
+        fe.pdma.glo_cfg.on(self.p.fe()).modify(|v| {
+            v.set_rx_bt(PdmaGloCfgRxBt::Dw32);
+            v.set_rx_dma_en(true);
+        });
+        fe.qdma.glo_cfg.on(self.p.fe()).modify(|v| {
+            v.set_tx_bt(QdmaGloCfgTxBt::Dw32);
+            v.set_tx_wb_ddone(true);
+            v.set_tx_dma_en(true);
+        });
+    }
+
+    /// Waits (up to 1 ms) for both DMA engines to report idle.
+    fn wait_dma_idle(&self) {
+        let fe = &self.soc.fe;
+        for _ in 0..100 {
+            let rx = fe.pdma.glo_cfg.on(self.p.fe()).read().rx_dma_busy();
+            let tx = fe.qdma.glo_cfg.on(self.p.fe()).read().tx_dma_busy();
+            if !rx && !tx {
+                return;
+            }
+            self.p.delay_ns(10_000);
+        }
+    }
+}

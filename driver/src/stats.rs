@@ -1,0 +1,104 @@
+//! Software counters of the driver core: traffic per MAC, drops by cause, RX checksum verdicts.
+//!
+//! The MIB counters of the hardware (per MAC, read-to-clear) are the next part of the
+//! statistics work; these are the counters only software can keep.
+
+use crate::dt::platform::MAX_MACS;
+
+/// Traffic of one MAC.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MacCounters {
+    /// Frames delivered to the stack.
+    pub rx_frames: u64,
+    /// Bytes delivered to the stack.
+    pub rx_bytes: u64,
+    /// Frames the engine has taken from the TX ring (sent from the driver's side).
+    pub tx_frames: u64,
+    /// Bytes the engine has taken from the TX ring.
+    pub tx_bytes: u64,
+}
+
+/// Frames dropped, by cause.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Drops {
+    /// TX: the ring had no free descriptor.
+    pub tx_ring_full: u64,
+    /// TX: the frame was empty or longer than a TX buffer.
+    pub tx_bad_length: u64,
+    /// TX: the MAC is not enabled in the device tree (or does not exist).
+    pub tx_bad_mac: u64,
+    /// TX: the queue is past the SoC's queues.
+    pub tx_bad_queue: u64,
+    /// TX: the MAC's link is down.
+    pub tx_link_down: u64,
+    /// TX: the interface is not open.
+    pub tx_not_open: u64,
+    /// TX: queued but not taken by the engine when the interface was closed.
+    pub tx_teardown: u64,
+    /// TX: a DMA access was refused.
+    pub tx_dma_error: u64,
+    /// RX: a frame spread over several buffers, or a bad length (never expected with 2 KiB buffers).
+    pub rx_bad_descriptor: u64,
+    /// RX: the descriptor named a source port that is no MAC.
+    pub rx_bad_port: u64,
+    /// RX: received but not polled when the interface was closed.
+    pub rx_teardown: u64,
+    /// RX: a DMA access was refused.
+    pub rx_dma_error: u64,
+}
+
+impl Drops {
+    /// Every TX drop.
+    #[must_use]
+    pub fn tx_total(&self) -> u64 {
+        self.tx_ring_full
+            + self.tx_bad_length
+            + self.tx_bad_mac
+            + self.tx_bad_queue
+            + self.tx_link_down
+            + self.tx_not_open
+            + self.tx_teardown
+            + self.tx_dma_error
+    }
+
+    /// Every RX drop.
+    #[must_use]
+    pub fn rx_total(&self) -> u64 {
+        self.rx_bad_descriptor + self.rx_bad_port + self.rx_teardown + self.rx_dma_error
+    }
+}
+
+/// All software counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Per MAC, by MAC id.
+    pub mac: [MacCounters; MAX_MACS],
+    /// Frames handed to `xmit` (each is later sent, dropped, or still in the ring).
+    pub tx_submitted: u64,
+    /// Drops by cause.
+    pub drops: Drops,
+    /// RX frames delivered as checksum-verified (descriptor bit trusted while RX checksum is on).
+    pub rx_csum_verified: u64,
+    /// RX frames delivered without a verdict (checksum off, not TCP/UDP, or a bad checksum).
+    pub rx_csum_unverified: u64,
+}
+
+impl Stats {
+    /// Frames sent on every MAC.
+    #[must_use]
+    pub fn tx_frames(&self) -> u64 {
+        self.mac.iter().map(|m| m.tx_frames).sum()
+    }
+
+    /// Frames received on every MAC.
+    #[must_use]
+    pub fn rx_frames(&self) -> u64 {
+        self.mac.iter().map(|m| m.rx_frames).sum()
+    }
+
+    /// TX payload bytes sent on every MAC.
+    #[must_use]
+    pub fn tx_bytes(&self) -> u64 {
+        self.mac.iter().map(|m| m.tx_bytes).sum()
+    }
+}

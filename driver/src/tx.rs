@@ -1,0 +1,229 @@
+//! QDMA TX: the linked descriptor ring, `xmit` (copy into a pre-allocated buffer, fill the
+//! layout's descriptor, kick `ctx_ptr`) and `reclaim` (walk from the CPU release pointer to the
+//! engine's `drx_ptr`, freeing buffers the engine handed back).
+//!
+//! Every frame handed to [`Eth::xmit`] is sent (counted when reclaimed) or counted as dropped by
+//! cause; the ring keeps one descriptor free so a full ring never looks empty to the engine.
+//! TX checksum offload and TSO are the next part of the driver-core work.
+
+use crate::desc::{self, MAX_WORDS, TxDesc};
+use crate::eth::{BUF_SIZE, Eth, Owner, TX_RING};
+use crate::platform::{DmaError, Platform};
+use fe_regs::descriptors::DescriptorLayout;
+use fe_regs::values::{QdmaCrxPtr, QdmaCtxPtr};
+
+/// Why a frame was not queued (each is also counted in [`crate::stats::Drops`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxError {
+    /// The interface is not open.
+    NotOpen,
+    /// No such MAC, or not enabled in the device tree.
+    BadMac,
+    /// The queue is past the SoC's TX queues.
+    BadQueue,
+    /// The frame is empty or longer than a TX buffer.
+    BadLength,
+    /// The MAC's link is down.
+    LinkDown,
+    /// No free descriptor (reclaim, or wait for TX done).
+    RingFull,
+    /// A DMA access was refused.
+    Dma(DmaError),
+}
+
+/// The TX ring and its buffers, with who owns each.
+#[derive(Debug)]
+pub(crate) struct TxRing {
+    base: u64,
+    bufs: u64,
+    desc_size: usize,
+    owner: [Owner; TX_RING],
+    /// Per descriptor: (MAC, length) of the frame in it.
+    meta: [(u8, u16); TX_RING],
+    /// Next descriptor to fill.
+    head: usize,
+    /// The descriptor the CPU release pointer names (last freed).
+    released: usize,
+    /// Descriptors filled and not yet reclaimed.
+    in_flight: usize,
+}
+
+impl TxRing {
+    /// A ring of [`TX_RING`] descriptors at `base` with buffers from `bufs`.
+    pub(crate) fn new(base: u64, bufs: u64, desc_size: usize) -> Self {
+        TxRing {
+            base,
+            bufs,
+            desc_size,
+            owner: [Owner::Driver; TX_RING],
+            meta: [(0, 0); TX_RING],
+            head: 0,
+            released: TX_RING - 1,
+            in_flight: 0,
+        }
+    }
+
+    /// Physical address of descriptor `i`.
+    pub(crate) fn addr(&self, i: usize) -> u32 {
+        (self.base + (i % TX_RING * self.desc_size) as u64) as u32
+    }
+
+    fn buf(&self, i: usize) -> u32 {
+        (self.bufs + (i * BUF_SIZE) as u64) as u32
+    }
+
+    /// Index of the descriptor at physical address `a`, if it is one.
+    fn index(&self, a: u32) -> Option<usize> {
+        let d = u64::from(a).checked_sub(self.base)? as usize;
+        (d.is_multiple_of(self.desc_size) && d / self.desc_size < TX_RING).then_some(d / self.desc_size)
+    }
+
+    /// Buffers the engine holds.
+    pub(crate) fn engine_held(&self) -> usize {
+        self.owner.iter().filter(|o| **o == Owner::Engine).count()
+    }
+
+    /// Writes every descriptor as the CPU's, linked in a circle; every buffer is the driver's.
+    pub(crate) fn reset<P: Platform>(&mut self, p: &P, layout: DescriptorLayout) -> Result<(), DmaError> {
+        for i in 0..TX_RING {
+            let d =
+                TxDesc { addr: self.buf(i), next: self.addr(i + 1), last: true, owner_cpu: true, ..TxDesc::default() };
+            let (w, n) = desc::encode_tx(layout, &d);
+            p.dma_write_words(u64::from(self.addr(i)), &w[..n])?;
+        }
+        self.owner = [Owner::Driver; TX_RING];
+        self.head = 0;
+        self.released = TX_RING - 1;
+        self.in_flight = 0;
+        Ok(())
+    }
+}
+
+impl<P: Platform> Eth<P> {
+    /// Frames `xmit` can queue now without reclaiming (one descriptor always stays free).
+    #[must_use]
+    pub fn tx_room(&self) -> usize {
+        TX_RING - 1 - self.tx.in_flight
+    }
+
+    /// Queues `frame` on MAC `mac`'s QDMA queue `queue`: copies it into the next free TX
+    /// buffer, fills the SoC's descriptor layout (forward port = MAC + 1, queue id), and hands it
+    /// to the engine. A frame that cannot be queued is counted as dropped and the cause returned.
+    pub fn xmit(&mut self, mac: u8, queue: u8, frame: &[u8]) -> Result<(), TxError> {
+        self.stats.tx_submitted += 1;
+        let r = self.try_xmit(mac, queue, frame);
+        if let Err(e) = r {
+            let d = &mut self.stats.drops;
+            *match e {
+                TxError::NotOpen => &mut d.tx_not_open,
+                TxError::BadMac => &mut d.tx_bad_mac,
+                TxError::BadQueue => &mut d.tx_bad_queue,
+                TxError::BadLength => &mut d.tx_bad_length,
+                TxError::LinkDown => &mut d.tx_link_down,
+                TxError::RingFull => &mut d.tx_ring_full,
+                TxError::Dma(_) => &mut d.tx_dma_error,
+            } += 1;
+        }
+        r
+    }
+
+    fn try_xmit(&mut self, mac: u8, queue: u8, frame: &[u8]) -> Result<(), TxError> {
+        if !self.open {
+            return Err(TxError::NotOpen);
+        }
+        let port = self.mac(mac).filter(|m| m.enabled).ok_or(TxError::BadMac)?;
+        if queue >= self.soc.caps.tx_queues {
+            return Err(TxError::BadQueue);
+        }
+        if frame.is_empty() || frame.len() > BUF_SIZE {
+            return Err(TxError::BadLength);
+        }
+        if port.link.is_none() {
+            return Err(TxError::LinkDown);
+        }
+        if self.tx_room() == 0 && self.reclaim() == 0 {
+            return Err(TxError::RingFull);
+        }
+        let i = self.tx.head;
+        let buf = self.tx.buf(i);
+        self.p.dma_write(u64::from(buf), frame).map_err(TxError::Dma)?;
+        let d = TxDesc {
+            addr: buf,
+            next: self.tx.addr(i + 1),
+            len: frame.len() as u16,
+            last: true,
+            owner_cpu: false,
+            fport: mac + 1,
+            qid: queue,
+        };
+        let (w, n) = desc::encode_tx(self.tx_layout, &d);
+        self.p.dma_write_words(u64::from(self.tx.addr(i)), &w[..n]).map_err(TxError::Dma)?;
+        self.tx.owner[i] = Owner::Engine;
+        self.tx.meta[i] = (mac, frame.len() as u16);
+        self.tx.head = (i + 1) % TX_RING;
+        self.tx.in_flight += 1;
+        self.soc.fe.qdma.ctx_ptr.on(self.p.fe()).write_value(QdmaCtxPtr(self.tx.addr(self.tx.head)));
+        Ok(())
+    }
+
+    /// Frees the buffers of every descriptor the engine has completed: walks from the CPU
+    /// release pointer to the engine's `drx_ptr`, checks each descriptor's owner bit, counts the
+    /// frame as sent, and moves the release pointer. Returns how many were freed.
+    pub fn reclaim(&mut self) -> usize {
+        if self.tx.in_flight == 0 {
+            return 0;
+        }
+        let q = &self.soc.fe.qdma;
+        let drx = q.drx_ptr.on(self.p.fe()).read().0;
+        let Some(done) = self.tx.index(drx) else { return 0 };
+        let mut freed = 0;
+        while self.tx.released != done && self.tx.in_flight > 0 {
+            let i = (self.tx.released + 1) % TX_RING;
+            let mut w = [0u32; MAX_WORDS];
+            let n = desc::words(self.tx_layout);
+            if self.p.dma_read_words(u64::from(self.tx.addr(i)), &mut w[..n]).is_err()
+                || !desc::tx_owner_cpu(self.tx_layout, &w)
+            {
+                break;
+            }
+            let (mac, len) = self.tx.meta[i];
+            if let Some(c) = self.stats.mac.get_mut(mac as usize) {
+                c.tx_frames += 1;
+                c.tx_bytes += u64::from(len);
+            }
+            self.tx.owner[i] = Owner::Driver;
+            self.tx.released = i;
+            self.tx.in_flight -= 1;
+            freed += 1;
+        }
+        if freed > 0 {
+            q.crx_ptr.on(self.p.fe()).write_value(QdmaCrxPtr(self.tx.addr(self.tx.released)));
+            q.int_status.on(self.p.fe()).write(|v| v.clear_tx_done());
+        }
+        freed
+    }
+
+    /// At close, after reclaim: takes back descriptors the engine never took, counting their
+    /// frames as dropped and giving the descriptors back to the CPU. Returns how many.
+    pub(crate) fn tx_teardown(&mut self) -> Result<u64, DmaError> {
+        let mut dropped = 0;
+        while self.tx.in_flight > 0 {
+            let i = (self.tx.released + 1) % TX_RING;
+            let d = TxDesc {
+                addr: self.tx.buf(i),
+                next: self.tx.addr(i + 1),
+                last: true,
+                owner_cpu: true,
+                ..TxDesc::default()
+            };
+            let (w, n) = desc::encode_tx(self.tx_layout, &d);
+            self.p.dma_write_words(u64::from(self.tx.addr(i)), &w[..n])?;
+            self.tx.owner[i] = Owner::Driver;
+            self.tx.released = i;
+            self.tx.in_flight -= 1;
+            dropped += 1;
+        }
+        self.stats.drops.tx_teardown += dropped;
+        Ok(dropped)
+    }
+}
