@@ -26,7 +26,14 @@ pub struct TxDesc {
     pub fport: u8,
     /// QDMA queue.
     pub qid: u8,
+    /// Ask the engine to fill the IPv4, TCP and UDP checksums (the layout's `chksum` = 7).
+    pub csum: bool,
+    /// TCP segmentation offload (the MSS is in the frame's TCP checksum field).
+    pub tso: bool,
 }
+
+/// The `chksum` value that asks for IPv4, TCP and UDP checksum insertion (both TX layouts).
+pub const TX_CSUM_ALL: u8 = 7;
 
 /// What the core reads from a filled RX descriptor.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -74,7 +81,9 @@ pub fn encode_tx(layout: DescriptorLayout, d: &TxDesc) -> ([u32; MAX_WORDS], usi
                 .with_ls0(d.last)
                 .with_owner_cpu(d.owner_cpu)
                 .with_fport(d.fport)
-                .with_qid(d.qid);
+                .with_qid(d.qid)
+                .with_chksum(if d.csum { TX_CSUM_ALL } else { 0 })
+                .with_tso(d.tso);
             let mut out = [0u32; MAX_WORDS];
             out[..$n].copy_from_slice(&v.words);
             (out, $n)

@@ -5,10 +5,10 @@
 //! from its capabilities and descriptor layouts. The data path lives next door: [`crate::tx`]
 //! (`xmit`, `reclaim`) and [`crate::rx`] (`poll`).
 //!
-//! Parts of the driver-core work that come next and have their place here: `set_features`
-//! (RX/TX checksum and TSO applied to the hardware) next to [`Eth::features`]; per-port queue
-//! selection and QDMA shaping next to [`Eth::queue_for_mac`]; the TX watchdog and recovery next
-//! to [`Eth::close`], which already returns every buffer.
+//! Next door as well: `set_features` ([`crate::features`]), TX checksum offload and TSO
+//! ([`crate::tx_offload`]), `ethtool -S` counters ([`crate::ethtool`]) and the TX watchdog, which
+//! recovers by [`Eth::close`] and [`Eth::open`] ([`crate::watchdog`]). Per-port queues and QDMA
+//! shaping: [`crate::shaping`] (applied by `open`, remade by `link_up` and `link_down`).
 
 use crate::desc::{self, TxDesc};
 use crate::dt::platform::{Duplex, Link, MAX_MACS, Platform as Board};
@@ -99,6 +99,15 @@ pub enum EthError {
     NotOpen,
     /// No such MAC, or not enabled in the device tree.
     NoSuchMac(u8),
+    /// A feature set that cannot be applied (TSO without TX checksum offload).
+    BadFeatures,
+    /// No such switch user port behind that MAC in the device tree.
+    NoSuchPort {
+        /// The conduit MAC id.
+        mac: u8,
+        /// The port number.
+        port: u8,
+    },
 }
 
 impl From<DmaError> for EthError {
@@ -138,11 +147,15 @@ pub struct MacPort {
 pub struct Features {
     /// RX checksum: GDMA ICS/TCS/UCS on and the descriptor's L4-valid bit trusted.
     pub rx_checksum: bool,
+    /// TX checksum offload: `xmit` asks the engine to fill IPv4/TCP/UDP checksums.
+    pub tx_checksum: bool,
+    /// TCP segmentation offload (`xmit_tso`); needs `tx_checksum`.
+    pub tso: bool,
 }
 
 impl Default for Features {
     fn default() -> Self {
-        Features { rx_checksum: true }
+        Features { rx_checksum: true, tx_checksum: true, tso: true }
     }
 }
 
@@ -169,6 +182,9 @@ pub struct Eth<P: Platform> {
     pub(crate) fq: FreeQueue,
     pub(crate) stats: Stats,
     pub(crate) scratch: [u8; BUF_SIZE],
+    pub(crate) mib: crate::ethtool::MibTotals,
+    pub(crate) wd: crate::watchdog::WatchdogState,
+    pub(crate) ports: crate::shaping::PortTable,
 }
 
 /// Allocates `size` bytes of DMA memory below 4 GiB.
@@ -227,6 +243,9 @@ impl<P: Platform> Eth<P> {
             fq,
             stats: Stats::default(),
             scratch: [0; BUF_SIZE],
+            mib: crate::ethtool::MibTotals::default(),
+            wd: crate::watchdog::WatchdogState::default(),
+            ports: crate::shaping::user_ports(soc, board),
         })
     }
 
@@ -254,8 +273,8 @@ impl<P: Platform> Eth<P> {
         &self.stats
     }
 
-    /// The offloads in force. Changing them at run time (`set_features`) is the next part of
-    /// the driver-core work; until then RX checksum is on, as after every `open`.
+    /// The offloads in force (all on after `new`; changed by `set_features`, kept across
+    /// `close`/`open`).
     #[must_use]
     pub fn features(&self) -> Features {
         self.features
@@ -272,8 +291,8 @@ impl<P: Platform> Eth<P> {
         self.macs.iter().flatten().filter(|m| m.enabled)
     }
 
-    /// The QDMA queue of traffic sent directly on MAC `mac` (queue = MAC id). Switch user
-    /// ports (queue = port + 3) and their shaping are the next part of the driver-core work.
+    /// The QDMA queue of traffic sent directly on MAC `mac` (queue = MAC id, never shaped).
+    /// Switch user ports: [`Eth::port_queue`].
     #[must_use]
     pub fn queue_for_mac(&self, mac: u8) -> u8 {
         self.mac(mac).map_or(mac, |m| m.queue)
@@ -310,6 +329,7 @@ impl<P: Platform> Eth<P> {
             }
             self.program_mcr(id, link);
         }
+        self.apply_shaping();
         self.init_irqs();
         self.start_dma();
         self.open = true;
@@ -366,6 +386,7 @@ impl<P: Platform> Eth<P> {
         if self.open {
             self.program_mcr(mac as usize, Some(state));
         }
+        self.reshape_conduit(mac);
         Ok(())
     }
 
@@ -377,6 +398,7 @@ impl<P: Platform> Eth<P> {
         if self.open {
             self.program_mcr(mac as usize, None);
         }
+        self.reshape_conduit(mac);
         Ok(())
     }
 

@@ -13,13 +13,21 @@
 pub mod desc;
 pub mod dt;
 pub mod eth;
+pub mod ethtool;
+pub mod features;
 pub mod platform;
 pub mod rx;
+pub mod shaping;
 pub mod stats;
 pub mod tx;
+pub mod tx_offload;
+pub mod watchdog;
 
 pub use eth::{BufferCounts, CloseReport, Eth, EthError, Features, LinkState, MacPort, Owner};
+pub use ethtool::MibCounters;
 pub use platform::{Clock, DmaError, DmaMemory, Platform};
 pub use rx::{RxChecksum, RxFrame};
+pub use shaping::UserPort;
 pub use stats::{Drops, MacCounters, Stats};
 pub use tx::TxError;
+pub use tx_offload::TxMeta;

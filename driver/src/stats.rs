@@ -1,9 +1,10 @@
 //! Software counters of the driver core: traffic per MAC, drops by cause, RX checksum verdicts.
 //!
-//! The MIB counters of the hardware (per MAC, read-to-clear) are the next part of the
-//! statistics work; these are the counters only software can keep.
+//! The MIB counters of the hardware (per MAC, read-to-clear) are accumulated in
+//! [`crate::ethtool`]; these are the counters only software can keep.
 
 use crate::dt::platform::MAX_MACS;
+use crate::tx::TxError;
 
 /// Traffic of one MAC.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,6 +38,10 @@ pub struct Drops {
     pub tx_teardown: u64,
     /// TX: a DMA access was refused.
     pub tx_dma_error: u64,
+    /// TX: the frame asked for an offload (TX checksum, TSO) that is turned off.
+    pub tx_offload_off: u64,
+    /// TX: a TSO frame that is not TCP, has a bad MSS, or needs too many descriptors.
+    pub tx_bad_tso: u64,
     /// RX: a frame spread over several buffers, or a bad length (never expected with 2 KiB buffers).
     pub rx_bad_descriptor: u64,
     /// RX: the descriptor named a source port that is no MAC.
@@ -59,6 +64,23 @@ impl Drops {
             + self.tx_not_open
             + self.tx_teardown
             + self.tx_dma_error
+            + self.tx_offload_off
+            + self.tx_bad_tso
+    }
+
+    /// Counts one TX frame refused with `e`.
+    pub fn count_tx(&mut self, e: TxError) {
+        *match e {
+            TxError::NotOpen => &mut self.tx_not_open,
+            TxError::BadMac => &mut self.tx_bad_mac,
+            TxError::BadQueue => &mut self.tx_bad_queue,
+            TxError::BadLength => &mut self.tx_bad_length,
+            TxError::LinkDown => &mut self.tx_link_down,
+            TxError::RingFull => &mut self.tx_ring_full,
+            TxError::Dma(_) => &mut self.tx_dma_error,
+            TxError::OffloadOff => &mut self.tx_offload_off,
+            TxError::BadTso => &mut self.tx_bad_tso,
+        } += 1;
     }
 
     /// Every RX drop.

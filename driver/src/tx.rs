@@ -4,7 +4,7 @@
 //!
 //! Every frame handed to [`Eth::xmit`] is sent (counted when reclaimed) or counted as dropped by
 //! cause; the ring keeps one descriptor free so a full ring never looks empty to the engine.
-//! TX checksum offload and TSO are the next part of the driver-core work.
+//! TX checksum offload, TSO and multi-descriptor frames are in [`crate::tx_offload`].
 
 use crate::desc::{self, MAX_WORDS, TxDesc};
 use crate::eth::{BUF_SIZE, Eth, Owner, TX_RING};
@@ -29,6 +29,10 @@ pub enum TxError {
     RingFull,
     /// A DMA access was refused.
     Dma(DmaError),
+    /// The frame asks for an offload (TX checksum, TSO) that is turned off.
+    OffloadOff,
+    /// A TSO frame that is not TCP over IPv4/IPv6, has a bad MSS, or needs too many descriptors.
+    BadTso,
 }
 
 /// The TX ring and its buffers, with who owns each.
@@ -37,15 +41,16 @@ pub(crate) struct TxRing {
     base: u64,
     bufs: u64,
     desc_size: usize,
-    owner: [Owner; TX_RING],
-    /// Per descriptor: (MAC, length) of the frame in it.
-    meta: [(u8, u16); TX_RING],
+    pub(crate) owner: [Owner; TX_RING],
+    /// Per descriptor: (MAC, length) of the frame it ends; length 0 on the earlier descriptors
+    /// of a multi-descriptor frame (so each frame is counted once, as sent or dropped).
+    pub(crate) meta: [(u8, u16); TX_RING],
     /// Next descriptor to fill.
-    head: usize,
+    pub(crate) head: usize,
     /// The descriptor the CPU release pointer names (last freed).
-    released: usize,
+    pub(crate) released: usize,
     /// Descriptors filled and not yet reclaimed.
-    in_flight: usize,
+    pub(crate) in_flight: usize,
 }
 
 impl TxRing {
@@ -68,7 +73,8 @@ impl TxRing {
         (self.base + (i % TX_RING * self.desc_size) as u64) as u32
     }
 
-    fn buf(&self, i: usize) -> u32 {
+    /// Physical address of buffer `i`.
+    pub(crate) fn buf(&self, i: usize) -> u32 {
         (self.bufs + (i * BUF_SIZE) as u64) as u32
     }
 
@@ -113,16 +119,7 @@ impl<P: Platform> Eth<P> {
         self.stats.tx_submitted += 1;
         let r = self.try_xmit(mac, queue, frame);
         if let Err(e) = r {
-            let d = &mut self.stats.drops;
-            *match e {
-                TxError::NotOpen => &mut d.tx_not_open,
-                TxError::BadMac => &mut d.tx_bad_mac,
-                TxError::BadQueue => &mut d.tx_bad_queue,
-                TxError::BadLength => &mut d.tx_bad_length,
-                TxError::LinkDown => &mut d.tx_link_down,
-                TxError::RingFull => &mut d.tx_ring_full,
-                TxError::Dma(_) => &mut d.tx_dma_error,
-            } += 1;
+            self.stats.drops.count_tx(e);
         }
         r
     }
@@ -155,6 +152,8 @@ impl<P: Platform> Eth<P> {
             owner_cpu: false,
             fport: mac + 1,
             qid: queue,
+            csum: self.features.tx_checksum,
+            tso: false,
         };
         let (w, n) = desc::encode_tx(self.tx_layout, &d);
         self.p.dma_write_words(u64::from(self.tx.addr(i)), &w[..n]).map_err(TxError::Dma)?;
@@ -187,7 +186,7 @@ impl<P: Platform> Eth<P> {
                 break;
             }
             let (mac, len) = self.tx.meta[i];
-            if let Some(c) = self.stats.mac.get_mut(mac as usize) {
+            if let Some(c) = self.stats.mac.get_mut(mac as usize).filter(|_| len > 0) {
                 c.tx_frames += 1;
                 c.tx_bytes += u64::from(len);
             }
@@ -221,7 +220,7 @@ impl<P: Platform> Eth<P> {
             self.tx.owner[i] = Owner::Driver;
             self.tx.released = i;
             self.tx.in_flight -= 1;
-            dropped += 1;
+            dropped += u64::from(self.tx.meta[i].1 > 0);
         }
         self.stats.drops.tx_teardown += dropped;
         Ok(dropped)

@@ -3,3 +3,4 @@
 
 pub mod dtc;
 pub mod report;
+pub mod run;

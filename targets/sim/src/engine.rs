@@ -208,6 +208,13 @@ impl Sim {
         self.inner.borrow_mut().dma.write(addr, data)
     }
 
+    /// Reads DMA memory from the CPU side into `out` (no allocation).
+    pub fn dma_read_into(&self, addr: u64, out: &mut [u8]) -> Result<(), Violation> {
+        let s = self.inner.borrow();
+        out.copy_from_slice(s.dma.read(addr, out.len())?);
+        Ok(())
+    }
+
     /// Reads DMA memory from the CPU side.
     pub fn dma_read(&self, addr: u64, len: usize) -> Result<Vec<u8>, Violation> {
         self.inner.borrow().dma.read(addr, len).map(<[u8]>::to_vec)

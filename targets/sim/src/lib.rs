@@ -17,6 +17,8 @@ extern crate alloc;
 
 pub mod capture;
 pub mod dma;
+#[cfg(feature = "driver")]
+pub mod driver_platform;
 pub mod engine;
 pub mod fault;
 mod lro;

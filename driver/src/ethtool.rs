@@ -1,0 +1,157 @@
+//! Statistics named like `ethtool -S`: the hardware MIB counters of each MAC (read-to-clear,
+//! accumulated into 64-bit software totals on every read) and the driver's software counters.
+//!
+//! The MIB names are those of Linux `mtk_eth_soc`; the software ones are this driver's.
+
+use crate::dt::platform::MAX_MACS;
+use crate::eth::Eth;
+use crate::platform::Platform;
+
+/// Names of the MIB counters, in the order of [`MibCounters::values`].
+pub const MIB_NAMES: [&str; 12] = [
+    "tx_bytes",
+    "tx_packets",
+    "tx_skip",
+    "tx_collisions",
+    "rx_bytes",
+    "rx_packets",
+    "rx_overflow",
+    "rx_fcs_errors",
+    "rx_short_errors",
+    "rx_long_errors",
+    "rx_checksum_errors",
+    "rx_flow_control_packets",
+];
+
+/// The MIB counters of one MAC, as 64-bit totals since the driver was created.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MibCounters {
+    /// Good bytes sent.
+    pub tx_bytes: u64,
+    /// Good frames sent.
+    pub tx_packets: u64,
+    /// Frames skipped (dropped) on TX.
+    pub tx_skip: u64,
+    /// TX collisions.
+    pub tx_collisions: u64,
+    /// Good bytes received.
+    pub rx_bytes: u64,
+    /// Good frames received.
+    pub rx_packets: u64,
+    /// Frames dropped because the RX ring had no free descriptor.
+    pub rx_overflow: u64,
+    /// Frames with a bad FCS.
+    pub rx_fcs_errors: u64,
+    /// Runts.
+    pub rx_short_errors: u64,
+    /// Frames longer than the MAC accepts.
+    pub rx_long_errors: u64,
+    /// Frames whose IPv4 or L4 checksum the GDMA found bad.
+    pub rx_checksum_errors: u64,
+    /// Pause frames received.
+    pub rx_flow_control_packets: u64,
+}
+
+impl MibCounters {
+    /// The values in the order of [`MIB_NAMES`].
+    #[must_use]
+    pub fn values(&self) -> [u64; 12] {
+        [
+            self.tx_bytes,
+            self.tx_packets,
+            self.tx_skip,
+            self.tx_collisions,
+            self.rx_bytes,
+            self.rx_packets,
+            self.rx_overflow,
+            self.rx_fcs_errors,
+            self.rx_short_errors,
+            self.rx_long_errors,
+            self.rx_checksum_errors,
+            self.rx_flow_control_packets,
+        ]
+    }
+}
+
+/// The software totals of every MAC's MIB.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct MibTotals {
+    pub(crate) mac: [MibCounters; MAX_MACS],
+}
+
+impl<P: Platform> Eth<P> {
+    /// Reads MAC `mac`'s MIB block (which clears it) and adds it to the 64-bit totals; the
+    /// byte counters combine their low and high words.
+    pub fn mib_update(&mut self, mac: u8) {
+        let (Some(m), Some(t)) = (self.soc.fe.mib.at(mac as usize), self.mib.mac.get_mut(mac as usize)) else {
+            return;
+        };
+        let fe = self.p.fe();
+        let wide = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
+        t.rx_bytes += wide(m.rx_bytes.on(&fe).read().0, m.rx_bytes_hi.on(&fe).read().0);
+        t.rx_packets += u64::from(m.rx_packets.on(&fe).read().0);
+        t.rx_overflow += u64::from(m.rx_overflow.on(&fe).read().0);
+        t.rx_fcs_errors += u64::from(m.rx_fcs_errors.on(&fe).read().0);
+        t.rx_short_errors += u64::from(m.rx_short_errors.on(&fe).read().0);
+        t.rx_long_errors += u64::from(m.rx_long_errors.on(&fe).read().0);
+        t.rx_checksum_errors += u64::from(m.rx_checksum_errors.on(&fe).read().0);
+        t.rx_flow_control_packets += u64::from(m.rx_flow_control_packets.on(&fe).read().0);
+        t.tx_skip += u64::from(m.tx_skip.on(&fe).read().0);
+        t.tx_collisions += u64::from(m.tx_collisions.on(&fe).read().0);
+        t.tx_bytes += wide(m.tx_bytes.on(&fe).read().0, m.tx_bytes_hi.on(&fe).read().0);
+        t.tx_packets += u64::from(m.tx_packets.on(&fe).read().0);
+    }
+
+    /// Reads every MAC's MIB block into the totals (before a reset clears them, or periodically
+    /// so that no 32-bit counter wraps between reads).
+    pub fn mib_update_all(&mut self) {
+        for mac in 0..self.soc.fe.mib.len().min(MAX_MACS) {
+            self.mib_update(mac as u8);
+        }
+    }
+
+    /// MAC `mac`'s MIB totals, after reading the hardware counters.
+    pub fn mib(&mut self, mac: u8) -> MibCounters {
+        self.mib_update(mac);
+        self.mib.mac.get(mac as usize).copied().unwrap_or_default()
+    }
+
+    /// Every counter of MAC `mac` as `ethtool -S` shows it: the MIB totals (read now), then
+    /// the driver's counters of that MAC, then the device-wide checksum verdicts, drops by cause
+    /// and TX watchdog resets. Allocates nothing.
+    pub fn ethtool_stats(&mut self, mac: u8, out: &mut dyn FnMut(&'static str, u64)) {
+        let mib = self.mib(mac);
+        for (name, v) in MIB_NAMES.iter().zip(mib.values()) {
+            out(name, v);
+        }
+        let c = self.stats.mac.get(mac as usize).copied().unwrap_or_default();
+        out("sw_tx_packets", c.tx_frames);
+        out("sw_tx_bytes", c.tx_bytes);
+        out("sw_rx_packets", c.rx_frames);
+        out("sw_rx_bytes", c.rx_bytes);
+        let s = &self.stats;
+        let d = &s.drops;
+        let sw: [(&'static str, u64); 17] = [
+            ("rx_csum_verified", s.rx_csum_verified),
+            ("rx_csum_unverified", s.rx_csum_unverified),
+            ("tx_drop_ring_full", d.tx_ring_full),
+            ("tx_drop_bad_length", d.tx_bad_length),
+            ("tx_drop_bad_mac", d.tx_bad_mac),
+            ("tx_drop_bad_queue", d.tx_bad_queue),
+            ("tx_drop_link_down", d.tx_link_down),
+            ("tx_drop_not_open", d.tx_not_open),
+            ("tx_drop_teardown", d.tx_teardown),
+            ("tx_drop_dma_error", d.tx_dma_error),
+            ("tx_drop_offload_off", d.tx_offload_off),
+            ("tx_drop_bad_tso", d.tx_bad_tso),
+            ("rx_drop_bad_descriptor", d.rx_bad_descriptor),
+            ("rx_drop_bad_port", d.rx_bad_port),
+            ("rx_drop_teardown", d.rx_teardown),
+            ("rx_drop_dma_error", d.rx_dma_error),
+            ("tx_timeout_resets", self.wd.resets),
+        ];
+        for (name, v) in sw {
+            out(name, v);
+        }
+    }
+}

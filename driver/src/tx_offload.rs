@@ -1,0 +1,143 @@
+//! TX checksum offload and TSO: [`TxMeta`], [`Eth::xmit_with`] and [`Eth::xmit_tso`], and frames
+//! spread over several descriptors (`ls0` only on the last; the engine joins the buffers).
+//!
+//! A frame that asks for an offload which is turned off is refused and counted
+//! ([`crate::tx::TxError::OffloadOff`]), never sent with wrong checksums. A TSO frame carries its
+//! MSS in the TCP checksum field and the layout's TSO bit, as `mtk_eth_soc` does; the engine
+//! cuts it into MSS-sized segments with their own headers and checksums.
+
+use crate::desc::{self, TxDesc};
+use crate::eth::{BUF_SIZE, Eth, Owner, TX_RING};
+use crate::platform::Platform;
+use crate::tx::TxError;
+use fe_regs::values::QdmaCtxPtr;
+
+/// Largest TSO frame in bytes (descriptor lengths and the driver's counters are 16 bits).
+pub const MAX_TSO_FRAME: usize = u16::MAX as usize;
+
+/// Offloads requested for one frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxMeta {
+    /// The engine fills the IPv4, TCP and UDP checksums (needs TX checksum offload on).
+    pub csum: bool,
+    /// Cut the TCP frame into segments of this many payload bytes (needs TSO on).
+    pub tso_mss: Option<u16>,
+}
+
+/// Offset of the TCP checksum field and the length of all headers of an Ethernet (optionally
+/// VLAN-tagged) IPv4/IPv6 TCP frame; `None` when the frame is anything else or an IPv4 fragment.
+fn tcp_headers(frame: &[u8]) -> Option<(usize, usize)> {
+    let be16 = |o: usize| frame.get(o..o + 2).map(|b| u16::from_be_bytes([b[0], b[1]]));
+    let mut o = 12;
+    for _ in 0..2 {
+        if matches!(be16(o)?, 0x8100 | 0x88a8) {
+            o += 4;
+        }
+    }
+    let l3 = o + 2;
+    let l4 = match be16(o)? {
+        0x0800 => {
+            let ihl = usize::from(*frame.get(l3)? & 0x0f) * 4;
+            let fragmented = be16(l3 + 6)? & 0x3fff != 0;
+            if ihl < 20 || fragmented || *frame.get(l3 + 9)? != 6 {
+                return None;
+            }
+            l3 + ihl
+        }
+        0x86dd if *frame.get(l3 + 6)? == 6 => l3 + 40,
+        _ => return None,
+    };
+    let thl = usize::from(*frame.get(l4 + 12)? >> 4) * 4;
+    (thl >= 20 && l4 + thl <= frame.len()).then_some((l4 + 16, l4 + thl))
+}
+
+impl<P: Platform> Eth<P> {
+    /// Queues `frame` with the offloads of `meta`; like [`Eth::xmit`], a frame that cannot be
+    /// queued is counted as dropped and the cause returned.
+    pub fn xmit_with(&mut self, mac: u8, queue: u8, frame: &[u8], meta: TxMeta) -> Result<(), TxError> {
+        self.stats.tx_submitted += 1;
+        let r = self.try_xmit_with(mac, queue, frame, meta);
+        if let Err(e) = r {
+            self.stats.drops.count_tx(e);
+        }
+        r
+    }
+
+    /// Queues one TCP frame of up to [`MAX_TSO_FRAME`] bytes for segmentation into `mss`-byte
+    /// segments by the engine (TSO and TX checksum must be on).
+    pub fn xmit_tso(&mut self, mac: u8, queue: u8, frame: &[u8], mss: u16) -> Result<(), TxError> {
+        self.xmit_with(mac, queue, frame, TxMeta { csum: true, tso_mss: Some(mss) })
+    }
+
+    fn try_xmit_with(&mut self, mac: u8, queue: u8, frame: &[u8], meta: TxMeta) -> Result<(), TxError> {
+        if !self.open {
+            return Err(TxError::NotOpen);
+        }
+        let port = self.mac(mac).filter(|m| m.enabled).ok_or(TxError::BadMac)?;
+        if queue >= self.soc.caps.tx_queues {
+            return Err(TxError::BadQueue);
+        }
+        let limit = if meta.tso_mss.is_some() { MAX_TSO_FRAME } else { BUF_SIZE };
+        if frame.is_empty() || frame.len() > limit {
+            return Err(TxError::BadLength);
+        }
+        if (meta.csum && !self.features.tx_checksum) || (meta.tso_mss.is_some() && !self.features.tso) {
+            return Err(TxError::OffloadOff);
+        }
+        let mss_field = match meta.tso_mss {
+            None => None,
+            Some(mss) => {
+                let (field, headers) = tcp_headers(frame).ok_or(TxError::BadTso)?;
+                if mss == 0 || headers + usize::from(mss) > BUF_SIZE {
+                    return Err(TxError::BadTso);
+                }
+                Some((field, mss))
+            }
+        };
+        if port.link.is_none() {
+            return Err(TxError::LinkDown);
+        }
+        let n = frame.len().div_ceil(BUF_SIZE);
+        if n > TX_RING - 1 {
+            return Err(TxError::BadTso);
+        }
+        if self.tx_room() < n {
+            self.reclaim();
+            if self.tx_room() < n {
+                return Err(TxError::RingFull);
+            }
+        }
+        let head = self.tx.head;
+        for (k, chunk) in frame.chunks(BUF_SIZE).enumerate() {
+            let i = (head + k) % TX_RING;
+            let buf = self.tx.buf(i);
+            self.p.dma_write(u64::from(buf), chunk).map_err(TxError::Dma)?;
+            if let Some((field, mss)) = mss_field.filter(|_| k == 0) {
+                // The MSS travels in the TCP checksum field (headers fit the first buffer).
+                self.p.dma_write(u64::from(buf) + field as u64, &mss.to_be_bytes()).map_err(TxError::Dma)?;
+            }
+            let d = TxDesc {
+                addr: buf,
+                next: self.tx.addr(i + 1),
+                len: chunk.len() as u16,
+                last: k + 1 == n,
+                owner_cpu: false,
+                fport: mac + 1,
+                qid: queue,
+                csum: meta.csum,
+                tso: mss_field.is_some(),
+            };
+            let (w, words) = desc::encode_tx(self.tx_layout, &d);
+            self.p.dma_write_words(u64::from(self.tx.addr(i)), &w[..words]).map_err(TxError::Dma)?;
+        }
+        for k in 0..n {
+            let i = (head + k) % TX_RING;
+            self.tx.owner[i] = Owner::Engine;
+            self.tx.meta[i] = (mac, if k + 1 == n { frame.len() as u16 } else { 0 });
+        }
+        self.tx.head = (head + n) % TX_RING;
+        self.tx.in_flight += n;
+        self.soc.fe.qdma.ctx_ptr.on(self.p.fe()).write_value(QdmaCtxPtr(self.tx.addr(self.tx.head)));
+        Ok(())
+    }
+}
