@@ -1,0 +1,170 @@
+//! Benchmark (not a test): instructions per frame in the driver core, without the model.
+//!
+//! The platform here is plain memory: registers are an array, DMA memory a byte vector, and the
+//! "hardware" (completing TX descriptors, filling RX ones) is emulated by this program outside
+//! the driver's functions. `scripts/bench-driver` runs it under callgrind, collecting only inside
+//! `xmit`, `reclaim` and `poll`, for two frame counts, and reports the difference per frame.
+//!
+//! Usage: `bench_driver tx|rx FRAME_BYTES N`.
+
+use fe_driver::dt;
+use fe_driver::eth::Eth;
+use fe_driver::platform::{Clock, DmaError, DmaMemory, Platform};
+use fe_regs::bus::Bus;
+use std::cell::{Cell, RefCell};
+
+const DMA_BASE: u64 = 0x1000_0000;
+
+struct Mem {
+    regs: RefCell<Vec<u32>>,
+    sys: RefCell<Vec<u32>>,
+    dma: RefCell<Vec<u8>>,
+    next: Cell<usize>,
+    now: Cell<u64>,
+}
+
+#[derive(Clone, Copy)]
+struct Regs<'a>(&'a RefCell<Vec<u32>>);
+
+impl Bus for Regs<'_> {
+    fn read32(&self, offset: usize) -> u32 {
+        self.0.borrow()[offset / 4]
+    }
+    fn write32(&self, offset: usize, value: u32) {
+        self.0.borrow_mut()[offset / 4] = value;
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Null<'a>(&'a Mem);
+
+impl DmaMemory for Null<'_> {
+    fn dma_alloc(&self, size: usize, align: usize) -> Option<u64> {
+        let start = (self.0.next.get() + align - 1) & !(align - 1);
+        let end = start + size;
+        let mut d = self.0.dma.borrow_mut();
+        if end > d.len() {
+            d.resize(end, 0);
+        }
+        self.0.next.set(end);
+        Some(DMA_BASE + start as u64)
+    }
+    fn dma_read(&self, addr: u64, out: &mut [u8]) -> Result<(), DmaError> {
+        let s = (addr - DMA_BASE) as usize;
+        out.copy_from_slice(&self.0.dma.borrow()[s..s + out.len()]);
+        Ok(())
+    }
+    fn dma_write(&self, addr: u64, data: &[u8]) -> Result<(), DmaError> {
+        let s = (addr - DMA_BASE) as usize;
+        self.0.dma.borrow_mut()[s..s + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+}
+
+impl Clock for Null<'_> {
+    fn now_ns(&self) -> u64 {
+        self.0.now.get()
+    }
+    fn delay_ns(&self, ns: u64) {
+        self.0.now.set(self.0.now.get() + ns);
+    }
+}
+
+impl<'a> Platform for Null<'a> {
+    type Fe = Regs<'a>;
+    type Ethsys = Regs<'a>;
+    fn fe(&self) -> Regs<'a> {
+        Regs(&self.0.regs)
+    }
+    fn ethsys(&self) -> Regs<'a> {
+        Regs(&self.0.sys)
+    }
+}
+
+fn rd(m: &Mem, addr: u64) -> u32 {
+    let s = (addr - DMA_BASE) as usize;
+    let d = m.dma.borrow();
+    u32::from_le_bytes([d[s], d[s + 1], d[s + 2], d[s + 3]])
+}
+
+fn wr(m: &Mem, addr: u64, v: u32) {
+    let s = (addr - DMA_BASE) as usize;
+    m.dma.borrow_mut()[s..s + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (mode, len, n) = match args.as_slice() {
+        [_, m, l, n] => (m.clone(), l.parse::<usize>().expect("FRAME_BYTES"), n.parse::<usize>().expect("N")),
+        _ => {
+            eprintln!("usage: bench_driver tx|rx FRAME_BYTES N");
+            std::process::exit(2);
+        }
+    };
+    let dtb = fe_linux::dtc::compile(&fe_linux::dtc::dts_dir().join("mt7621-router.dts"), &[]).expect("board");
+    let plat = dt::probe(&dtb).expect("probe");
+    let soc = plat.soc;
+    let mem = Mem {
+        regs: RefCell::new(vec![0; 0x80000 / 4]),
+        sys: RefCell::new(vec![0; 0x1000 / 4]),
+        dma: RefCell::new(Vec::new()),
+        next: Cell::new(0),
+        now: Cell::new(0),
+    };
+    let mut eth = Eth::new(soc, &plat, Null(&mem)).expect("new");
+    eth.open().expect("open");
+    let fe = &soc.fe;
+    let reg = |o: u32| mem.regs.borrow()[o as usize / 4];
+    let set = |o: u32, v: u32| mem.regs.borrow_mut()[o as usize / 4] = v;
+    let frame = fe_sim::packet::build_raw([2; 6], [4; 6], None, 0x0800, len, 1);
+    let desc = soc.caps.tx_descriptor.size() as u64;
+    let mut sink_bytes = 0usize;
+    match mode.as_str() {
+        "tx" => {
+            for i in 0..n {
+                if eth.xmit(0, 0, &frame).is_err() {
+                    panic!("ring full at {i}");
+                }
+                if i % 32 == 31 {
+                    // The "engine": complete every queued descriptor, then the driver reclaims.
+                    let (mut d, ctx) = (reg(fe.qdma.dtx_ptr.offset()), reg(fe.qdma.ctx_ptr.offset()));
+                    let mut last = d;
+                    while d != ctx {
+                        let a = u64::from(d);
+                        wr(&mem, a + 8, rd(&mem, a + 8) | 1 << 31);
+                        last = d;
+                        d = rd(&mem, a + 4);
+                    }
+                    let _ = desc;
+                    set(fe.qdma.dtx_ptr.offset(), ctx);
+                    set(fe.qdma.drx_ptr.offset(), last);
+                    eth.reclaim();
+                }
+            }
+        }
+        "rx" => {
+            let base = u64::from(reg(fe.pdma.rx_ptr.at(0).unwrap().offset()));
+            let size = reg(fe.pdma.rx_cnt_cfg.at(0).unwrap().offset());
+            let mut dma_idx = 0u32;
+            let mut left = n;
+            while left > 0 {
+                // The "engine": fill descriptors up to the CPU index.
+                let cpu = reg(fe.pdma.pcrx_ptr.at(0).unwrap().offset());
+                let mut filled = 0;
+                while dma_idx != cpu && filled < 32 && filled < left {
+                    let a = base + u64::from(dma_idx) * 16;
+                    let buf = u64::from(rd(&mem, a));
+                    mem.dma.borrow_mut()[(buf - DMA_BASE) as usize..][..frame.len()].copy_from_slice(&frame);
+                    wr(&mem, a + 4, 1 << 31 | 1 << 30 | (frame.len() as u32) << 16);
+                    wr(&mem, a + 12, 1 << 24 | 1 << 19);
+                    dma_idx = (dma_idx + 1) % size;
+                    filled += 1;
+                }
+                let got = eth.poll(64, &mut |f| sink_bytes += f.data.len());
+                left -= got;
+            }
+        }
+        _ => panic!("mode tx or rx"),
+    }
+    println!("{mode} {len} x {n}: {} stats {:?} sink {sink_bytes}", soc.name, eth.stats().drops);
+}
