@@ -15,6 +15,7 @@ pub mod dt;
 pub mod eth;
 pub mod ethtool;
 pub mod features;
+pub mod irq;
 pub mod platform;
 pub mod rx;
 pub mod shaping;
@@ -25,6 +26,7 @@ pub mod watchdog;
 
 pub use eth::{BufferCounts, CloseReport, Eth, EthError, Features, LinkState, MacPort, Owner};
 pub use ethtool::MibCounters;
+pub use irq::IrqWork;
 pub use platform::{Clock, DmaError, DmaMemory, Platform};
 pub use rx::{RxChecksum, RxFrame};
 pub use shaping::UserPort;

@@ -103,6 +103,12 @@ pub struct Stats {
     pub rx_csum_verified: u64,
     /// RX frames delivered without a verdict (checksum off, not TCP/UDP, or a bad checksum).
     pub rx_csum_unverified: u64,
+    /// Interrupts that found RX work.
+    pub irq_rx: u64,
+    /// Interrupts that found TX-done work.
+    pub irq_tx: u64,
+    /// Interrupts with no unmasked cause behind them.
+    pub irq_spurious: u64,
 }
 
 impl Stats {
