@@ -108,6 +108,16 @@ impl RegFile {
         }
     }
 
+    /// Adds to a 64-bit counter split over two registers (low word, high word), carrying.
+    pub fn add64(&mut self, space: Space, lo: u32, hi: u32, n: u32) {
+        let (Ok(l), Ok(h)) = (self.slot(space, lo), self.slot(space, hi)) else { return };
+        let (v, carry) = self.slots[l].1.overflowing_add(n);
+        self.slots[l].1 = v;
+        if carry {
+            self.slots[h].1 = self.slots[h].1.wrapping_add(1);
+        }
+    }
+
     /// Adds to a counter register from the hardware side (wrapping like the hardware).
     pub fn add(&mut self, space: Space, offset: u32, n: u32) {
         if let Ok(s) = self.slot(space, offset) {

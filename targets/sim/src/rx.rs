@@ -117,7 +117,7 @@ impl Inner {
         if self.lro_offer(mac, frame, l4_valid) {
             if let Some(m) = mib {
                 self.regs.add(Space::Fe, m.rx_packets.offset(), 1);
-                self.regs.add(Space::Fe, m.rx_bytes.offset(), frame.len() as u32);
+                self.regs.add64(Space::Fe, m.rx_bytes.offset(), m.rx_bytes_hi.offset(), frame.len() as u32);
             }
             return;
         }
@@ -168,7 +168,7 @@ impl Inner {
         self.stats.rx_frames += 1;
         if let Some(m) = mib {
             self.regs.add(Space::Fe, m.rx_packets.offset(), 1);
-            self.regs.add(Space::Fe, m.rx_bytes.offset(), frame.len() as u32);
+            self.regs.add64(Space::Fe, m.rx_bytes.offset(), m.rx_bytes_hi.offset(), frame.len() as u32);
             if csum_error {
                 self.regs.add(Space::Fe, m.rx_checksum_errors.offset(), 1);
             }

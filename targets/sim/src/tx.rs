@@ -252,7 +252,7 @@ impl Inner {
         }
         if let Some(mib) = self.soc.fe.mib.at(mac) {
             self.regs.add(Space::Fe, mib.tx_packets.offset(), 1);
-            self.regs.add(Space::Fe, mib.tx_bytes.offset(), len);
+            self.regs.add64(Space::Fe, mib.tx_bytes.offset(), mib.tx_bytes_hi.offset(), len);
         }
         self.pump_tx(t);
         true

@@ -259,3 +259,16 @@ fn gdma_forward_drop() {
         assert_eq!(rig.sim.stats().rx_dropped, 1);
     });
 }
+
+#[test]
+fn mib_byte_counters_carry_into_their_high_words() {
+    each_soc(|soc| {
+        let mut regs = fe_sim::regfile::RegFile::new(soc);
+        let mib = soc.fe.mib.at(1).unwrap();
+        let (lo, hi) = (mib.rx_bytes.offset(), mib.rx_bytes_hi.offset());
+        regs.set(fe_regs::Space::Fe, lo, 0xffff_fff0);
+        regs.add64(fe_regs::Space::Fe, lo, hi, 0x20);
+        assert_eq!(regs.get(fe_regs::Space::Fe, lo), 0x10, "{}", soc.name);
+        assert_eq!(regs.get(fe_regs::Space::Fe, hi), 1, "{}", soc.name);
+    });
+}
