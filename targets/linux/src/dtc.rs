@@ -8,10 +8,48 @@ pub fn dts_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../dts")
 }
 
+fn have(tool: &str) -> bool {
+    Command::new(tool).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
+}
+
+/// Makes sure `cpp` and `dtc` exist: when one is missing and apt-get is there (as on the
+/// project's Debian machines, run as root), installs Debian's packages once, saying so.
+/// Returns an error naming what to install otherwise.
+pub fn ensure_tools() -> Result<(), String> {
+    let missing: Vec<&str> = [("cpp", "cpp"), ("dtc", "device-tree-compiler")]
+        .into_iter()
+        .filter(|(t, _)| !have(t))
+        .map(|(_, p)| p)
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    eprintln!("note: installing {} (needed to compile the board device trees)", missing.join(" "));
+    let ok = Command::new("apt-get")
+        .args(["install", "-y", "-qq"])
+        .args(&missing)
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .status()
+        .is_ok_and(|s| s.success())
+        || (Command::new("apt-get").args(["update", "-qq"]).status().is_ok_and(|s| s.success())
+            && Command::new("apt-get")
+                .args(["install", "-y", "-qq"])
+                .args(&missing)
+                .env("DEBIAN_FRONTEND", "noninteractive")
+                .status()
+                .is_ok_and(|s| s.success()));
+    if ok && have("cpp") && have("dtc") {
+        Ok(())
+    } else {
+        Err(format!("cpp and dtc are needed to compile device trees: install {} (Debian)", missing.join(" ")))
+    }
+}
+
 /// Compiles `dts` to a DTB in memory: `cpp -nostdinc -undef -x assembler-with-cpp` with the
 /// `extra_includes`, then the file's folder, `dts/` and `dts/include` as include paths, then
 /// `dtc -I dts -O dtb`. Errors name the file and carry the tools' messages.
 pub fn compile(dts: &Path, extra_includes: &[PathBuf]) -> Result<Vec<u8>, String> {
+    ensure_tools()?;
     let dir = dts.parent().unwrap_or(Path::new("."));
     let mut cpp = Command::new("cpp");
     cpp.args(["-nostdinc", "-undef", "-D__DTS__", "-x", "assembler-with-cpp"]);
