@@ -384,8 +384,18 @@ fn compatible_table() {
 }
 
 #[test]
-fn reset_values_are_constants() {
-    // MAC_MCR's documented init value is FORCE_MODE only; the maps carry reset values as data.
-    const R: fe_regs::values::PdmaGloCfg = mt7621::FE.pdma.glo_cfg.reset();
-    assert_eq!(R.0, mt7621::FE.pdma.glo_cfg.reset().0);
+fn reset_values_agree_between_the_typed_maps_and_the_metadata() {
+    // Two emission paths carry the YAML reset values: the typed maps (`RegSpec::reset`, usable
+    // in const context) and the run-time table the simulator uses (`SocInfo::registers`).
+    const GLO: fe_regs::values::PdmaGloCfg = mt7621::FE.pdma.glo_cfg.reset();
+    for soc in SOCS {
+        let meta = |off: u32| soc.registers.iter().find(|m| m.element(off).is_some()).map(|m| m.reset);
+        let g = soc.fe.pdma.glo_cfg;
+        assert_eq!(meta(g.offset()), Some(g.reset().0), "{}", soc.name);
+        let m = soc.fe.mac.at(1).unwrap().mcr;
+        assert_eq!(meta(m.offset()), Some(m.reset().0), "{}", soc.name);
+        let q = soc.fe.qdma.qtx_sch.at(5).unwrap();
+        assert_eq!(meta(q.offset()), Some(q.reset().0), "{}", soc.name);
+    }
+    assert_eq!(GLO.0, mt7621::INFO.registers.iter().find(|m| m.name == "pdma.glo_cfg").unwrap().reset);
 }

@@ -63,3 +63,13 @@ fn generated_file_parses_as_rust() {
     assert!(!code.contains("compile_error!"), "the emitter produced tokens that do not parse");
     syn::parse_file(&code).expect("generated code parses");
 }
+
+#[test]
+fn reset_values_reach_both_the_typed_map_and_the_metadata() {
+    let yaml = include_str!("fixtures/mini/mt9999.yaml").replacen("reset: 0x00000000", "reset: 0x00000004", 1);
+    let p = ddgen::load_texts(&[("mt9999.yaml", &yaml)]).unwrap_or_else(|r| panic!("{r}"));
+    let code = ddgen::generate(&p).file();
+    assert!(code.contains("crate::values::PdmaGloCfg(0x00000004)"), "typed map carries the reset");
+    let meta = code.find("name: \"pdma.glo_cfg\"").expect("metadata entry");
+    assert!(code[meta..].split('}').next().unwrap().contains("reset: 0x00000004"), "metadata carries the reset");
+}
