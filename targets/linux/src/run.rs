@@ -2,7 +2,8 @@
 //! with RX checksum on or off, and report goodput (simulated time), host cost and verdicts.
 
 use fe_driver::dt;
-use fe_driver::eth::{Eth, Features};
+use fe_driver::dt::Duplex;
+use fe_driver::eth::{Eth, Features, LinkState};
 use fe_driver::rx::RxChecksum;
 use fe_sim::Sim;
 use fe_sim::driver_platform::SimPlatform;
@@ -79,6 +80,18 @@ pub fn run(board: &str, dtb: &[u8], rx_checksum: bool) -> Result<Report, String>
     let mut eth = Eth::new(soc, &plat, SimPlatform(&sim)).map_err(|e| format!("{board}: {e:?}"))?;
     eth.open().map_err(|e| format!("{board}: open: {e:?}"))?;
     eth.set_features(Features { rx_checksum, ..eth.features() }).map_err(|e| format!("{board}: features: {e:?}"))?;
+    // MACs without a fixed link (an SFP cage, a PHY) come up when their link partner answers:
+    // the simulated partner links at the PHY mode's natural speed.
+    for m in plat.enabled_macs().filter(|m| m.link.fixed_speed().is_none()) {
+        let speed = match m.phy_mode {
+            "2500base-x" => 2500,
+            "mii" | "rmii" => 100,
+            _ => 1000,
+        };
+        sim.set_link_speed(m.id as usize, speed);
+        let state = LinkState { speed, duplex: Duplex::Full, pause: true };
+        eth.link_up(m.id, state).map_err(|e| format!("{board}: link up mac {}: {e:?}", m.id))?;
+    }
     let macs: Vec<u8> = eth.enabled_macs().filter(|m| m.link.is_some()).map(|m| m.id).collect();
     let mut results = Vec::new();
     for &mac in &macs {
