@@ -74,7 +74,7 @@ fn raw_reg(r: &RegRef) -> TokenStream {
     quote!(crate::caps::RawReg::new(crate::Space::#space, #o, #s, #c))
 }
 
-fn caps_tokens(m: &Map, c: &SocCaps) -> TokenStream {
+fn caps_tokens(c: &SocCaps) -> TokenStream {
     let (rx_reg, _, rx_mask) = &c.rx_checksum;
     let rx_reg = raw_reg(rx_reg);
     let rx_mask = hex(*rx_mask as u64);
@@ -139,7 +139,6 @@ fn caps_tokens(m: &Map, c: &SocCaps) -> TokenStream {
     });
     let macs = c.macs.iter().map(|modes| quote!(crate::caps::MacCaps { phy_modes: &[#(#modes),*] }));
     let clocks = &c.clocks;
-    let _ = m;
     quote! {
         crate::caps::Capabilities {
             rx_checksum: crate::caps::RxChecksumCtl { reg: #rx_reg, mask: #rx_mask },
@@ -322,7 +321,7 @@ pub fn emit_soc(m: &Map, caps: &SocCaps, spaces: &[USpace], names: &TypeNames) -
     let name = m.name.value.as_str();
     let description = m.description.as_str();
     let compat: Vec<&str> = m.compatible.iter().map(|c| c.value.as_str()).collect();
-    let caps = caps_tokens(m, caps);
+    let caps = caps_tokens(caps);
     let metas = register_metas(m);
     let module_doc = doc(&format!(
         "{}{}\n\nCompatible: {}.{}\n\n{}",

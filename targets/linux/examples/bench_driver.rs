@@ -117,7 +117,6 @@ fn main() {
     let reg = |o: u32| mem.regs.borrow()[o as usize / 4];
     let set = |o: u32, v: u32| mem.regs.borrow_mut()[o as usize / 4] = v;
     let frame = fe_sim::packet::build_raw([2; 6], [4; 6], None, 0x0800, len, 1);
-    let desc = soc.caps.tx_descriptor.size() as u64;
     let mut sink_bytes = 0usize;
     match mode.as_str() {
         "tx" => {
@@ -135,7 +134,6 @@ fn main() {
                         last = d;
                         d = rd(&mem, a + 4);
                     }
-                    let _ = desc;
                     set(fe.qdma.dtx_ptr.offset(), ctx);
                     set(fe.qdma.drx_ptr.offset(), last);
                     eth.reclaim();

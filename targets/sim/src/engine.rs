@@ -471,8 +471,7 @@ impl Inner {
         if let Some(mac) = (0..self.macs.len()).find(|&i| fe.mac.at(i).is_some_and(|m| m.mcr.offset() == offset)) {
             self.update_msr(mac);
         }
-        let now = self.now;
-        self.pump_tx(now);
+        self.pump_tx();
     }
 
     fn cold_reset(&mut self) {
@@ -524,7 +523,7 @@ impl Inner {
                     self.apply(f);
                 }
                 self.lro_expire();
-                self.pump_tx(now);
+                self.pump_tx();
                 continue;
             }
             match next_rx {

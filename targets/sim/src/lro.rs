@@ -13,7 +13,7 @@ use crate::packet::{self, Parsed};
 use alloc::vec::Vec;
 use fe_regs::Space;
 use fe_regs::descriptors::RxV1;
-use fe_regs::values::{LroCtrlDw0, LroCtrlDw3, LroRingRingCtrlDw1, LroRingRingCtrlDw2, LroRingRingCtrlDw3};
+use fe_regs::values::{LroCtrlDw0, LroCtrlDw3, LroRingRingCtrlDw1, LroRingRingCtrlDw2};
 
 /// An aggregation in progress on one LRO ring.
 #[derive(Clone, Debug, Default)]
@@ -146,7 +146,6 @@ impl Inner {
         let Some(r) = rings.at(i) else { return (u64::MAX, u64::MAX) };
         let dw1 = LroRingRingCtrlDw1(self.fe(r.ring_ctrl_dw1.offset()));
         let dw2 = LroRingRingCtrlDw2(self.fe(r.ring_ctrl_dw2.offset()));
-        let _ = LroRingRingCtrlDw3(self.fe(r.ring_ctrl_dw3.offset()));
         let age = u64::from(dw1.age_time_l()) | (u64::from(dw2.age_time_h()) << 10);
         let agg = u64::from(dw2.max_agg_time());
         let f = |t: u64| if t == 0 { u64::MAX } else { t * unit };

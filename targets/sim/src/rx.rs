@@ -96,14 +96,14 @@ impl Inner {
         let mut l4_valid = false;
         let mut csum_error = false;
         if let Some(p) = &parsed {
-            let ip_ok = packet::ipv4_checksum_ok(frame).unwrap_or(true);
+            let ip_ok = p.ipv4_checksum_ok(frame).unwrap_or(true);
             let checked = match p.l4_protocol() {
                 Some(6) => tcs,
                 Some(17) => ucs,
                 _ => false,
             };
             if checked {
-                match packet::l4_checksum_ok(frame) {
+                match p.l4_checksum_ok(frame) {
                     Some(true) => l4_valid = !p.is_ipv4() || !ics || ip_ok,
                     Some(false) => csum_error = true,
                     None => {}

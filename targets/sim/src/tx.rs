@@ -72,7 +72,7 @@ impl Inner {
     }
 
     /// QDMA: takes descriptors from `dtx_ptr` up to `ctx_ptr` while internal buffers are free.
-    pub(crate) fn pump_tx(&mut self, now: u64) {
+    pub(crate) fn pump_tx(&mut self) {
         let fe = &self.soc.fe;
         if self.in_reset || self.tx_hung || self.fe(off(fe.qdma.glo_cfg)) & 1 == 0 {
             return;
@@ -122,7 +122,6 @@ impl Inner {
             }
             self.raise(off(fe.qdma.int_status), 28);
         }
-        let _ = now;
     }
 
     /// Stops QDMA TX after an illegal descriptor, as a hung engine would (clears tx_dma_en).
@@ -206,7 +205,7 @@ impl Inner {
         let mcr = self.soc.fe.mac.at(mac).map_or(0, |m| self.fe(m.mcr.offset()));
         if mcr & (1 << 14) == 0 || mcr & 1 == 0 || !self.macs[mac].link_up {
             self.stats.tx_dropped += 1;
-            self.pump_tx(t);
+            self.pump_tx();
             return true;
         }
         // The shaper meters frame bytes including FCS.
@@ -254,7 +253,7 @@ impl Inner {
             self.regs.add(Space::Fe, mib.tx_packets.offset(), 1);
             self.regs.add64(Space::Fe, mib.tx_bytes.offset(), mib.tx_bytes_hi.offset(), len);
         }
-        self.pump_tx(t);
+        self.pump_tx();
         true
     }
 }
