@@ -29,6 +29,10 @@ pub struct RxFrame<'a> {
     pub data: &'a [u8],
     /// Checksum verdict.
     pub checksum: RxChecksum,
+    /// TCP segments coalesced into this frame (1 for a frame as received).
+    pub segs: u16,
+    /// Payload bytes of each coalesced segment but the last (the stack's MSS); 0 when `segs` is 1.
+    pub seg_size: u16,
 }
 
 /// RX ring 0 and its buffers, with who owns each.
@@ -124,7 +128,7 @@ impl<P: Platform> Eth<P> {
                 let c = &mut self.stats.mac[mac as usize];
                 c.rx_frames += 1;
                 c.rx_bytes += len as u64;
-                sink(RxFrame { mac, data: &self.scratch[..len], checksum });
+                sink(RxFrame { mac, data: &self.scratch[..len], checksum, segs: 1, seg_size: 0 });
             }
             if self.rx.give(&self.p, self.rx_layout, i).is_err() {
                 // The descriptor stays the driver's; the ring shrinks by one until close.
