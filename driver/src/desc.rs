@@ -70,6 +70,7 @@ pub fn words(layout: DescriptorLayout) -> usize {
 
 /// Encodes `d` in `layout` (a TX layout); returns the words and how many are used.
 #[must_use]
+#[inline]
 pub fn encode_tx(layout: DescriptorLayout, d: &TxDesc) -> ([u32; MAX_WORDS], usize) {
     // The two TX layouts name the same fields at different bits; one body serves both.
     macro_rules! fill {
@@ -97,6 +98,7 @@ pub fn encode_tx(layout: DescriptorLayout, d: &TxDesc) -> ([u32; MAX_WORDS], usi
 
 /// The owner bit of a TX descriptor of `layout` read back from memory.
 #[must_use]
+#[inline]
 pub fn tx_owner_cpu(layout: DescriptorLayout, w: &[u32; MAX_WORDS]) -> bool {
     match layout {
         DescriptorLayout::TxV2 => TxV2 { words: *w }.owner_cpu(),
@@ -106,6 +108,7 @@ pub fn tx_owner_cpu(layout: DescriptorLayout, w: &[u32; MAX_WORDS]) -> bool {
 
 /// A fresh RX descriptor of `layout`: buffer `addr` of `len` bytes, given to the DMA.
 #[must_use]
+#[inline]
 pub fn rx_fresh(layout: DescriptorLayout, addr: u32, len: u16) -> [u32; RX_WORDS] {
     match layout {
         DescriptorLayout::RxV2 => RxV2::new().with_addr0(addr).with_plen0(len).words,
@@ -115,6 +118,7 @@ pub fn rx_fresh(layout: DescriptorLayout, addr: u32, len: u16) -> [u32; RX_WORDS
 
 /// Decodes an RX descriptor of `layout`.
 #[must_use]
+#[inline]
 pub fn decode_rx(layout: DescriptorLayout, w: [u32; RX_WORDS]) -> RxDesc {
     macro_rules! read {
         ($d:expr) => {{

@@ -176,6 +176,11 @@ pub struct Eth<P: Platform> {
     pub(crate) rx_layout: DescriptorLayout,
     pub(crate) macs: [Option<MacPort>; MAX_MACS],
     pub(crate) open: bool,
+    /// Bit `m` set while the engine is open and MAC `m` is enabled with its link up: the one
+    /// test `xmit` makes on its fast path (kept by [`Eth::refresh_ready`]).
+    pub(crate) tx_ready: u8,
+    /// Bit `m` set when MAC `m` is enabled: the one test `poll` makes per frame.
+    pub(crate) rx_macs: u8,
     pub(crate) features: Features,
     pub(crate) tx: TxRing,
     pub(crate) rx: RxRing,
@@ -230,13 +235,15 @@ impl<P: Platform> Eth<P> {
             pages: alloc32(&p, BUF_SIZE * FQ_SIZE, 64)?,
             owner: Owner::Driver,
         };
-        Ok(Eth {
+        let mut eth = Eth {
             p,
             soc,
             tx_layout,
             rx_layout,
             macs,
             open: false,
+            tx_ready: 0,
+            rx_macs: 0,
             features: Features::default(),
             tx,
             rx,
@@ -246,7 +253,9 @@ impl<P: Platform> Eth<P> {
             mib: crate::ethtool::MibTotals::default(),
             wd: crate::watchdog::WatchdogState::default(),
             ports: crate::shaping::user_ports(soc, board),
-        })
+        };
+        eth.refresh_ready();
+        Ok(eth)
     }
 
     /// The SoC being driven.
@@ -333,6 +342,7 @@ impl<P: Platform> Eth<P> {
         self.init_irqs();
         self.start_dma();
         self.open = true;
+        self.refresh_ready();
         Ok(())
     }
 
@@ -372,9 +382,30 @@ impl<P: Platform> Eth<P> {
         let rx_dropped = self.rx_teardown()?;
         self.fq.owner = Owner::Driver;
         self.open = false;
+        self.refresh_ready();
         let leaked = self.engine_buffers();
         debug_assert_eq!(leaked.total(), 0, "close left buffers with the engine");
         Ok(CloseReport { returned: held, leaked, tx_completed, tx_dropped, rx_dropped })
+    }
+
+    /// Whether `xmit` on MAC `mac` would queue a frame now: the engine is open, the MAC enabled
+    /// with its link up (its queue awake) and a descriptor free. A stack stops the MAC's queue
+    /// while this is false and wakes it after `reclaim` or `link_up`.
+    #[must_use]
+    pub fn can_xmit(&self, mac: u8) -> bool {
+        self.tx_ready & 1u8.checked_shl(u32::from(mac)).unwrap_or(0) != 0 && self.tx_room() > 0
+    }
+
+    /// Recomputes the fast-path masks from `open` and the MACs' state.
+    pub(crate) fn refresh_ready(&mut self) {
+        let (mut tx, mut rx) = (0u8, 0u8);
+        for m in self.macs.iter().flatten().filter(|m| m.enabled && m.id < 8) {
+            rx |= 1 << m.id;
+            if self.open && m.link.is_some() {
+                tx |= 1 << m.id;
+            }
+        }
+        (self.tx_ready, self.rx_macs) = (tx, rx);
     }
 
     /// MAC `mac`'s link came up (from a PHY, SFP or in-band status): programs force mode with
@@ -383,6 +414,7 @@ impl<P: Platform> Eth<P> {
         let m = self.macs.get_mut(mac as usize).and_then(Option::as_mut).filter(|m| m.enabled);
         let m = m.ok_or(EthError::NoSuchMac(mac))?;
         m.link = Some(state);
+        self.refresh_ready();
         if self.open {
             self.program_mcr(mac as usize, Some(state));
         }
@@ -395,6 +427,7 @@ impl<P: Platform> Eth<P> {
         let m = self.macs.get_mut(mac as usize).and_then(Option::as_mut).filter(|m| m.enabled);
         let m = m.ok_or(EthError::NoSuchMac(mac))?;
         m.link = None;
+        self.refresh_ready();
         if self.open {
             self.program_mcr(mac as usize, None);
         }

@@ -67,6 +67,7 @@ impl RxRing {
     }
 
     /// Gives descriptor `i` (with its buffer) to the DMA.
+    #[inline]
     fn give<P: Platform>(&mut self, p: &P, layout: DescriptorLayout, i: usize) -> Result<(), DmaError> {
         p.dma_write_words(self.addr(i), &desc::rx_fresh(layout, self.buf(i), BUF_SIZE as u16))?;
         self.owner[i] = Owner::Engine;
@@ -115,7 +116,7 @@ impl<P: Platform> Eth<P> {
             let drops = &mut self.stats.drops;
             if !d.last || len == 0 || len > BUF_SIZE {
                 drops.rx_bad_descriptor += 1;
-            } else if !self.macs.get(mac as usize).is_some_and(|m| m.is_some_and(|m| m.enabled)) {
+            } else if self.rx_macs & 1u8.checked_shl(u32::from(mac)).unwrap_or(0) == 0 {
                 drops.rx_bad_port += 1;
             } else if self.p.dma_read(u64::from(self.rx.buf(i)), &mut self.scratch[..len]).is_err() {
                 drops.rx_dma_error += 1;

@@ -223,9 +223,12 @@ fn every_frame_is_sent_or_counted_as_dropped() {
         assert_eq!(eth.xmit(mac, eth.soc().caps.tx_queues, &f), Err(TxError::BadQueue));
         assert_eq!(eth.xmit(mac, 0, &[]), Err(TxError::BadLength));
         assert_eq!(eth.xmit(mac, 0, &[0u8; 4000]), Err(TxError::BadLength));
+        assert!(eth.can_xmit(mac) && !eth.can_xmit(7), "{name}: queue awake on an up link only");
         eth.link_down(mac).unwrap();
+        assert!(!eth.can_xmit(mac), "{name}: link down stops the queue");
         assert_eq!(eth.xmit(mac, 0, &f), Err(TxError::LinkDown));
         eth.link_up(mac, GIGABIT).unwrap();
+        assert!(eth.can_xmit(mac), "{name}: link up wakes the queue");
         // Fill the ring faster than the engine drains it: the rest is refused as ring-full.
         let mut full = 0;
         for _ in 0..2 * fe_driver::eth::TX_RING {
@@ -234,8 +237,10 @@ fn every_frame_is_sent_or_counted_as_dropped() {
             }
         }
         assert!(full > 0, "{name}: the ring filled up");
+        assert!(!eth.can_xmit(mac), "{name}: a full ring stops the queue");
         sim.advance(20_000_000);
         eth.reclaim();
+        assert!(eth.can_xmit(mac), "{name}: reclaim wakes the queue");
         let s = *eth.stats();
         assert_eq!(s.drops.tx_ring_full, full);
         assert_eq!(s.drops.tx_total(), full + 5);
