@@ -19,6 +19,7 @@ pub mod irq;
 pub mod platform;
 pub mod rx;
 pub mod shaping;
+pub mod softlro;
 pub mod stats;
 pub mod tx;
 pub mod tx_offload;

@@ -1,0 +1,112 @@
+//! Building an aggregate in its slot: the head is copied whole, each later segment adds only
+//! its payload, and on close the head's headers are rewritten (lengths, IPv4 header checksum,
+//! ACK, window, timestamps, PSH, and an incrementally computed TCP checksum).
+
+use super::csum;
+use super::parse::{Options, Seg, addr_range, flags};
+use super::table::Flow;
+use crate::rx::{RxChecksum, RxFrame};
+
+fn put16(b: &mut [u8], at: usize, v: u16) {
+    if let Some(d) = b.get_mut(at..at + 2) {
+        d.copy_from_slice(&v.to_be_bytes());
+    }
+}
+
+fn put32(b: &mut [u8], at: usize, v: u32) {
+    if let Some(d) = b.get_mut(at..at + 4) {
+        d.copy_from_slice(&v.to_be_bytes());
+    }
+}
+
+/// Starts an aggregate in `slot` with `seg` (its payload's sum `psum`) as the head; the caller
+/// checked that the trimmed frame fits the slot.
+pub(crate) fn start(f: &mut Flow, slot: &mut [u8], frame: &RxFrame<'_>, seg: &Seg, psum: u16, tag: u64) {
+    let (Some(dst), Some(src)) = (slot.get_mut(..seg.end), frame.data.get(..seg.end)) else { return };
+    dst.copy_from_slice(src);
+    let plen = seg.payload_len();
+    *f = Flow {
+        len: seg.end,
+        last_use: f.last_use,
+        hash: seg.hash,
+        mac: frame.mac,
+        l2_len: seg.l2_len,
+        v6: seg.v6,
+        tcp_off: seg.tcp_off,
+        tcp_hlen: seg.tcp_hlen,
+        options: seg.options,
+        next_seq: seg.seq.wrapping_add(plen as u32),
+        ack: seg.ack,
+        window: seg.window,
+        tsval: seg.tsval,
+        tsecr: seg.tsecr,
+        flags_or: 0,
+        tos: seg.tos,
+        ttl: seg.ttl,
+        df: seg.df,
+        next_id: seg.ip_id.wrapping_add(1),
+        flow_label: seg.flow_label,
+        seg_size: plen as u16,
+        segs: 1,
+        payload_len: plen,
+        payload_sum: u64::from(psum),
+        verified: frame.checksum == RxChecksum::Verified,
+        tag,
+    };
+}
+
+/// Appends `seg`'s payload (sum `psum`) to the aggregate; the flow rules have accepted it.
+pub(crate) fn append(f: &mut Flow, slot: &mut [u8], frame: &RxFrame<'_>, seg: &Seg, psum: u16, tag: u64) {
+    let plen = seg.payload_len();
+    let (Some(dst), Some(src)) = (slot.get_mut(f.len..f.len + plen), frame.data.get(seg.payload_off()..seg.end)) else {
+        return;
+    };
+    dst.copy_from_slice(src);
+    let psum = if f.payload_len % 2 == 1 { csum::at_odd_offset(psum) } else { psum };
+    f.payload_sum += u64::from(psum);
+    f.len += plen;
+    f.payload_len += plen;
+    f.segs += 1;
+    f.next_seq = f.next_seq.wrapping_add(plen as u32);
+    f.next_id = f.next_id.wrapping_add(1);
+    f.ack = seg.ack;
+    f.window = seg.window;
+    f.tsval = seg.tsval;
+    f.tsecr = seg.tsecr;
+    f.flags_or |= seg.flags & flags::PSH;
+    f.verified &= frame.checksum == RxChecksum::Verified;
+    f.tag = tag;
+}
+
+/// Rewrites the head's headers in `slot` for the aggregate (nothing to do for a lone head).
+pub(crate) fn finish(f: &Flow, slot: &mut [u8]) {
+    if f.segs <= 1 {
+        return;
+    }
+    let ip = f.l2_len;
+    let tcp_len = f.tcp_hlen + f.payload_len;
+    if f.v6 {
+        put16(slot, ip + 4, tcp_len as u16);
+    } else {
+        put16(slot, ip + 2, (20 + tcp_len) as u16);
+        put16(slot, ip + 10, 0);
+        let c = !csum::fold(csum::sum(slot.get(ip..ip + 20).unwrap_or_default()));
+        put16(slot, ip + 10, c);
+    }
+    let t = f.tcp_off;
+    put32(slot, t + 8, f.ack);
+    if let Some(b) = slot.get_mut(t + 13) {
+        *b |= f.flags_or;
+    }
+    put16(slot, t + 14, f.window);
+    put16(slot, t + 16, 0);
+    if f.options == Options::Timestamp {
+        put32(slot, t + 24, f.tsval);
+        put32(slot, t + 28, f.tsecr);
+    }
+    let s = csum::sum(slot.get(addr_range(ip, f.v6)).unwrap_or_default())
+        + csum::pseudo_rest(tcp_len)
+        + csum::sum(slot.get(t..t + f.tcp_hlen).unwrap_or_default())
+        + f.payload_sum;
+    put16(slot, t + 16, !csum::fold(s));
+}

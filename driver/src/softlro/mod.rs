@@ -1,0 +1,211 @@
+//! SoftLRO: software receive coalescing of TCP segments, without allocation.
+//!
+//! Frames are offered one by one with [`SoftLro::push`]; segments that may be merged are held,
+//! one aggregate per flow in a bounded table of slots carved from caller storage, and delivered
+//! when they close (PSH, a short segment, full, a segment that cannot join, eviction) or at the
+//! latest at [`SoftLro::flush`], which the driver calls at the end of every poll. Every flow's
+//! bytes leave in the order they came. The merge rules are those of the merged rule table in
+//! `lro-rules.md` (one function per rule in `rules.rs`); an aggregate leaves with its segment
+//! count and size, correct IP lengths, IPv4 header checksum and TCP checksum.
+//!
+//! ```
+//! use fe_driver::softlro::SoftLro;
+//! let mut storage = [0u8; 4 * 16384];
+//! let mut lro = SoftLro::new(&mut storage, 4);
+//! let mut delivered = 0;
+//! lro.push(fe_driver::RxFrame { mac: 0, data: &[0u8; 60], checksum: fe_driver::RxChecksum::Unverified,
+//!     segs: 1, seg_size: 0 }, &mut |_f| delivered += 1);
+//! lro.flush(&mut |_f| delivered += 1);
+//! assert_eq!(delivered, 1); // not TCP: passed straight through
+//! ```
+
+mod csum;
+mod merge;
+mod parse;
+mod rules;
+mod stats;
+mod table;
+
+pub use rules::{LENGTH_MARGIN, MAX_IP_LEN, MAX_SEGS};
+pub use stats::{FlushReason, LroStats, PassReason};
+pub use table::MAX_FLOWS;
+
+use crate::rx::{RxChecksum, RxFrame};
+use parse::{NotSeg, Unmergeable, flags};
+use table::Table;
+
+/// The software coalescer: a bounded table of held aggregates over caller storage.
+pub struct SoftLro<'a> {
+    table: Table<'a>,
+    forwarding: bool,
+    stats: LroStats,
+}
+
+impl<'a> SoftLro<'a> {
+    /// Carves `storage` into `flows` slots (at most [`MAX_FLOWS`]); each slot holds one aggregate
+    /// (headers + payload), so the largest aggregate is min(slot size, Ethernet header +
+    /// [`MAX_IP_LEN`]). No allocation ever; with no room every frame passes through.
+    pub fn new(storage: &'a mut [u8], flows: usize) -> Self {
+        SoftLro { table: Table::new(storage, flows), forwarding: false, stats: LroStats::default() }
+    }
+
+    /// Offers one received frame; delivers to `out` zero or more frames, keeping each flow's
+    /// bytes in order: the frame itself if it cannot be merged (after its flow's held aggregate),
+    /// or aggregates that had to be closed.
+    pub fn push(&mut self, frame: RxFrame<'_>, out: &mut dyn FnMut(RxFrame<'_>)) {
+        self.push_inner(frame, 0, &mut |f, _| out(f));
+    }
+
+    /// [`SoftLro::push`] with a caller's tag (a receive timestamp, say): each delivered frame
+    /// comes with the tag of its last merged segment (its own for a frame passed through).
+    pub fn push_tagged(&mut self, frame: RxFrame<'_>, tag: u64, out: &mut dyn FnMut(RxFrame<'_>, u64)) {
+        self.push_inner(frame, tag, out);
+    }
+
+    /// Delivers every held aggregate (called at the end of every poll: nothing is held past it).
+    pub fn flush(&mut self, out: &mut dyn FnMut(RxFrame<'_>)) {
+        self.flush_inner(&mut |f, _| out(f));
+    }
+
+    /// [`SoftLro::flush`] with each aggregate's tag (see [`SoftLro::push_tagged`]).
+    pub fn flush_tagged(&mut self, out: &mut dyn FnMut(RxFrame<'_>, u64)) {
+        self.flush_inner(out);
+    }
+
+    /// While forwarding/bridging is on, nothing is merged (the caller flushes held aggregates
+    /// first with [`SoftLro::flush`]).
+    pub fn set_forwarding(&mut self, on: bool) {
+        self.forwarding = on;
+    }
+
+    /// Counters since creation.
+    pub fn stats(&self) -> &LroStats {
+        &self.stats
+    }
+
+    /// Aggregates held now (0 after [`SoftLro::flush`]).
+    pub fn held(&self) -> usize {
+        self.table.held
+    }
+
+    fn flush_inner<F: FnMut(RxFrame<'_>, u64) + ?Sized>(&mut self, out: &mut F) {
+        for i in 0..self.table.n {
+            if self.table.held == 0 {
+                break;
+            }
+            if self.table.flows[i].held() {
+                self.close(i, FlushReason::PollEnd, out);
+            }
+        }
+    }
+
+    fn push_inner<F: FnMut(RxFrame<'_>, u64) + ?Sized>(&mut self, frame: RxFrame<'_>, tag: u64, out: &mut F) {
+        self.stats.frames_in += 1;
+        let seg = match parse::parse(frame.data, frame.mac) {
+            Ok(seg) => seg,
+            Err(NotSeg::Unrelated) => return self.pass(frame, tag, PassReason::NotTcp, out),
+            Err(NotSeg::Related { l2_len, v6, why }) => {
+                // Its flow is unknown (no ports, say): close every aggregate between the same hosts.
+                for i in 0..self.table.n {
+                    if self.table.same_hosts(i, frame.mac, frame.data, l2_len, v6) {
+                        self.close(i, FlushReason::Unmergeable, out);
+                    }
+                }
+                let why = match why {
+                    Unmergeable::IpOptions => PassReason::IpOptions,
+                    Unmergeable::Fragment => PassReason::Fragment,
+                    Unmergeable::Ipv6ExtHeader => PassReason::Ipv6ExtHeader,
+                    Unmergeable::Truncated => PassReason::Truncated,
+                };
+                return self.pass(frame, tag, why, out);
+            }
+        };
+        let held = self.table.find(frame.mac, frame.data, &seg);
+        let verdict = if self.forwarding {
+            Err(PassReason::Forwarding)
+        } else {
+            rules::frame_mergeable(&frame, &seg).and_then(|()| rules::checksum_good(&frame, &seg))
+        };
+        let psum = match verdict {
+            Ok(psum) => psum,
+            Err(why) => {
+                if let Some(i) = held {
+                    let reason = if self.forwarding { FlushReason::Forwarding } else { FlushReason::Unmergeable };
+                    self.close(i, reason, out);
+                }
+                return self.pass(frame, tag, why, out);
+            }
+        };
+        if frame.checksum == RxChecksum::Unverified {
+            self.stats.sw_verified += 1;
+        }
+        let slot_size = self.table.slot_size;
+        if let Some(i) = held {
+            match rules::joins(&self.table.flows[i], &seg, slot_size) {
+                Ok(()) => {
+                    self.table.touch(i);
+                    let (f, slot) = self.table.parts(i);
+                    merge::append(f, slot, &frame, &seg, psum, tag);
+                    if let Some(reason) = rules::closes(f, &seg, slot_size) {
+                        self.close(i, reason, out);
+                    }
+                    return;
+                }
+                Err(reason) => self.close(i, reason, out),
+            }
+        }
+        // A new aggregate, with this segment as its head.
+        if seg.flags & flags::PSH != 0 {
+            return self.pass(frame, tag, PassReason::PushAlone, out);
+        }
+        if seg.end > slot_size {
+            return self.pass(frame, tag, PassReason::NoRoom, out);
+        }
+        let i = match self.table.free() {
+            Some(i) => i,
+            None => match self.table.lru() {
+                Some(victim) => {
+                    self.close(victim, FlushReason::Evicted, out);
+                    victim
+                }
+                None => return self.pass(frame, tag, PassReason::NoRoom, out),
+            },
+        };
+        self.table.touch(i);
+        self.table.held += 1;
+        let (f, slot) = self.table.parts(i);
+        merge::start(f, slot, &frame, &seg, psum, tag);
+    }
+
+    /// Delivers `frame` as received.
+    fn pass<F: FnMut(RxFrame<'_>, u64) + ?Sized>(
+        &mut self,
+        frame: RxFrame<'_>,
+        tag: u64,
+        why: PassReason,
+        out: &mut F,
+    ) {
+        self.stats.count_pass(why);
+        out(frame, tag);
+    }
+
+    /// Closes the aggregate in slot `i`: rewrites its headers, delivers it, frees the slot.
+    fn close<F: FnMut(RxFrame<'_>, u64) + ?Sized>(&mut self, i: usize, reason: FlushReason, out: &mut F) {
+        let (f, slot) = self.table.parts(i);
+        if !f.held() {
+            return;
+        }
+        merge::finish(f, slot);
+        let f = *f;
+        self.table.flows[i].len = 0;
+        self.table.held -= 1;
+        self.stats.count_flush(reason, f.segs);
+        let (_, bytes) = self.table.parts(i);
+        let checksum = if f.verified { RxChecksum::Verified } else { RxChecksum::Unverified };
+        let seg_size = if f.segs > 1 { f.seg_size } else { 0 };
+        out(
+            RxFrame { mac: f.mac, data: bytes.get(..f.len).unwrap_or_default(), checksum, segs: f.segs, seg_size },
+            f.tag,
+        );
+    }
+}
