@@ -10,6 +10,8 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "smoltcp")]
+pub mod adapters;
 pub mod desc;
 pub mod dt;
 pub mod eth;
