@@ -101,6 +101,10 @@ pub enum EthError {
     NoSuchMac(u8),
     /// A feature set that cannot be applied (TSO without TX checksum offload).
     BadFeatures,
+    /// The SoC's capabilities ask for something this core does not drive (named).
+    Unsupported(&'static str),
+    /// Receive coalescing cannot be on while the interface forwards or bridges.
+    LroWhileForwarding,
     /// No such switch user port behind that MAC in the device tree.
     NoSuchPort {
         /// The conduit MAC id.
@@ -151,11 +155,27 @@ pub struct Features {
     pub tx_checksum: bool,
     /// TCP segmentation offload (`xmit_tso`); needs `tx_checksum`.
     pub tso: bool,
+    /// Receive coalescing (`ethtool -K ethX lro`): off, SoftLRO, or hardware LRO where the SoC
+    /// has it (with SoftLRO for what the hardware does not merge).
+    pub lro: LroMode,
+}
+
+/// Which receive coalescing engine runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LroMode {
+    /// Every frame goes up as received.
+    #[default]
+    Off,
+    /// SoftLRO in the core ([`crate::softlro`]), through [`Eth::poll_coalesced`].
+    Soft,
+    /// Hardware LRO rings (capability `hw_lro`) for IPv4 TCP to programmed addresses, SoftLRO for
+    /// the rest.
+    Hw,
 }
 
 impl Default for Features {
     fn default() -> Self {
-        Features { rx_checksum: true, tx_checksum: true, tso: true }
+        Features { rx_checksum: true, tx_checksum: true, tso: true, lro: LroMode::Off }
     }
 }
 
@@ -186,7 +206,12 @@ pub struct Eth<P: Platform> {
     pub(crate) rx: RxRing,
     pub(crate) fq: FreeQueue,
     pub(crate) stats: Stats,
-    pub(crate) scratch: [u8; BUF_SIZE],
+    /// RX copy-out buffer, big enough for a hardware LRO aggregate.
+    pub(crate) scratch: [u8; crate::hwlro::MAX_LRO_BUF],
+    /// Hardware LRO rings, when the SoC has them.
+    pub(crate) lro: Option<crate::hwlro::LroRings>,
+    /// The interface forwards or bridges: no receive coalescing.
+    pub(crate) forwarding: bool,
     pub(crate) mib: crate::ethtool::MibTotals,
     pub(crate) wd: crate::watchdog::WatchdogState,
     pub(crate) ports: crate::shaping::PortTable,
@@ -230,6 +255,10 @@ impl<P: Platform> Eth<P> {
         let tx = TxRing::new(alloc32(&p, tds * TX_RING, tds.max(16))?, alloc32(&p, BUF_SIZE * TX_RING, 64)?, tds);
         let rds = rx_layout.size();
         let rx = RxRing::new(alloc32(&p, rds * RX_RING, rds.max(16))?, alloc32(&p, BUF_SIZE * RX_RING, 64)?, rds);
+        let lro = match soc.caps.hw_lro {
+            Some(caps) => Some(crate::hwlro::LroRings::new(caps, rds, |size, align| alloc32(&p, size, align))?),
+            None => None,
+        };
         let fq = FreeQueue {
             ring: alloc32(&p, tds * FQ_SIZE, tds.max(16))?,
             pages: alloc32(&p, BUF_SIZE * FQ_SIZE, 64)?,
@@ -249,7 +278,9 @@ impl<P: Platform> Eth<P> {
             rx,
             fq,
             stats: Stats::default(),
-            scratch: [0; BUF_SIZE],
+            scratch: [0; crate::hwlro::MAX_LRO_BUF],
+            lro,
+            forwarding: false,
             mib: crate::ethtool::MibTotals::default(),
             wd: crate::watchdog::WatchdogState::default(),
             ports: crate::shaping::user_ports(soc, board),
@@ -311,7 +342,7 @@ impl<P: Platform> Eth<P> {
     #[must_use]
     pub fn engine_buffers(&self) -> BufferCounts {
         BufferCounts {
-            rx: self.rx.engine_held(),
+            rx: self.rx.engine_held() + self.lro.as_ref().map_or(0, crate::hwlro::LroRings::engine_held),
             tx: self.tx.engine_held(),
             fq: if self.fq.owner == Owner::Engine { FQ_SIZE } else { 0 },
         }
@@ -328,6 +359,10 @@ impl<P: Platform> Eth<P> {
         self.init_free_queue()?;
         self.tx_init()?;
         self.rx_init()?;
+        self.lro_rings_init()?;
+        if self.features.lro == LroMode::Hw {
+            self.hw_lro_enable();
+        }
         for id in 0..self.soc.fe.gdma.len() {
             self.init_gdma(id);
         }
@@ -366,6 +401,7 @@ impl<P: Platform> Eth<P> {
                 m.link = None;
             }
         }
+        self.hw_lro_disable()?;
         fe.pdma.irq_mask.on(self.p.fe()).write(|_| ());
         fe.qdma.int_mask.on(self.p.fe()).write(|_| ());
         fe.pdma.glo_cfg.on(self.p.fe()).modify(|v| v.set_rx_dma_en(false));
@@ -379,7 +415,7 @@ impl<P: Platform> Eth<P> {
         self.reclaim();
         let tx_completed = self.stats.tx_frames() - sent_before;
         let tx_dropped = self.tx_teardown()?;
-        let rx_dropped = self.rx_teardown()?;
+        let rx_dropped = self.rx_teardown()? + self.lro_teardown()?;
         self.fq.owner = Owner::Driver;
         self.open = false;
         self.refresh_ready();

@@ -131,7 +131,7 @@ impl<P: Platform> Eth<P> {
         out("sw_rx_bytes", c.rx_bytes);
         let s = &self.stats;
         let d = &s.drops;
-        let sw: [(&'static str, u64); 17] = [
+        let sw: [(&'static str, u64); 20] = [
             ("rx_csum_verified", s.rx_csum_verified),
             ("rx_csum_unverified", s.rx_csum_unverified),
             ("tx_drop_ring_full", d.tx_ring_full),
@@ -149,6 +149,9 @@ impl<P: Platform> Eth<P> {
             ("rx_drop_teardown", d.rx_teardown),
             ("rx_drop_dma_error", d.rx_dma_error),
             ("tx_timeout_resets", self.wd.resets),
+            ("hw_lro_frames", s.hw_lro_frames),
+            ("hw_lro_segments", s.hw_lro_segments),
+            ("lro_relinquish_timeout", d.lro_relinquish_timeout),
         ];
         for (name, v) in sw {
             out(name, v);

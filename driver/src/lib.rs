@@ -17,6 +17,7 @@ pub mod dt;
 pub mod eth;
 pub mod ethtool;
 pub mod features;
+pub mod hwlro;
 pub mod irq;
 pub mod platform;
 pub mod rx;
@@ -27,7 +28,7 @@ pub mod tx;
 pub mod tx_offload;
 pub mod watchdog;
 
-pub use eth::{BufferCounts, CloseReport, Eth, EthError, Features, LinkState, MacPort, Owner};
+pub use eth::{BufferCounts, CloseReport, Eth, EthError, Features, LinkState, LroMode, MacPort, Owner};
 pub use ethtool::MibCounters;
 pub use irq::IrqWork;
 pub use platform::{Clock, DmaError, DmaMemory, Platform};

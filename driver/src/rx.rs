@@ -1,13 +1,14 @@
 //! PDMA RX ring 0: NAPI-style polling with a budget, an RX checksum verdict per frame, and
 //! refilling each descriptor as soon as its frame is copied out.
 //!
-//! Frames go to the sink one by one in ring order. Receive coalescing (hardware LRO where the SoC
-//! has it, SoftLRO elsewhere) is the next issue; it will sit between the descriptor and the sink
-//! in [`Eth::poll`], holding nothing past the end of a poll.
+//! Frames go to the sink one by one in ring order, then the aggregates of the hardware LRO rings
+//! (where the SoC has them). [`Eth::poll_coalesced`] puts SoftLRO between the rings and the sink
+//! as the `lro` feature says, and flushes it before returning, so nothing is held past a poll.
 
 use crate::desc::{self, RX_WORDS};
-use crate::eth::{BUF_SIZE, Eth, Owner, RX_RING};
+use crate::eth::{BUF_SIZE, Eth, LroMode, Owner, RX_RING};
 use crate::platform::{DmaError, Platform};
+use crate::softlro::SoftLro;
 use fe_regs::descriptors::DescriptorLayout;
 use fe_regs::values::PdmaPcrxPtr;
 
@@ -91,6 +92,32 @@ impl<P: Platform> Eth<P> {
     /// descriptors it consumed (frames delivered plus frames dropped); less than `budget` means
     /// the ring is empty.
     pub fn poll(&mut self, budget: usize, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
+        let done = self.poll_ring0(budget, sink);
+        if done < budget && self.lro.is_some() && self.open {
+            return done + self.poll_lro(budget - done, sink);
+        }
+        done
+    }
+
+    /// [`Eth::poll`] with receive coalescing as the `lro` feature says: off, every frame goes
+    /// to `sink` as received; `soft`, ring-0 frames pass through `lro` (SoftLRO); `hw`, the
+    /// hardware's aggregates go up as they are and ring-0 frames pass through `lro`. Every
+    /// held aggregate is flushed before this returns, and nothing is merged while the interface
+    /// forwards ([`Eth::set_forwarding`]).
+    pub fn poll_coalesced(&mut self, budget: usize, lro: &mut SoftLro<'_>, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
+        if self.features.lro == LroMode::Off || self.forwarding {
+            return self.poll(budget, sink);
+        }
+        let done = self.poll_ring0(budget, &mut |f| lro.push(f, sink));
+        lro.flush(sink);
+        if done < budget && self.lro.is_some() && self.open {
+            return done + self.poll_lro(budget - done, sink);
+        }
+        done
+    }
+
+    /// Ring 0 of [`Eth::poll`].
+    fn poll_ring0(&mut self, budget: usize, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
         if !self.open || budget == 0 {
             return 0;
         }
@@ -122,13 +149,7 @@ impl<P: Platform> Eth<P> {
                 drops.rx_dma_error += 1;
             } else {
                 let checksum = if trust && d.l4_valid { RxChecksum::Verified } else { RxChecksum::Unverified };
-                match checksum {
-                    RxChecksum::Verified => self.stats.rx_csum_verified += 1,
-                    RxChecksum::Unverified => self.stats.rx_csum_unverified += 1,
-                }
-                let c = &mut self.stats.mac[mac as usize];
-                c.rx_frames += 1;
-                c.rx_bytes += len as u64;
+                self.stats.count_rx(mac, len, checksum);
                 sink(RxFrame { mac, data: &self.scratch[..len], checksum, segs: 1, seg_size: 0 });
             }
             if self.rx.give(&self.p, self.rx_layout, i).is_err() {

@@ -50,6 +50,8 @@ pub struct Drops {
     pub rx_teardown: u64,
     /// RX: a DMA access was refused.
     pub rx_dma_error: u64,
+    /// Hardware LRO did not confirm a relinquish in time (its aggregates may be lost).
+    pub lro_relinquish_timeout: u64,
 }
 
 impl Drops {
@@ -109,9 +111,26 @@ pub struct Stats {
     pub irq_tx: u64,
     /// Interrupts with no unmasked cause behind them.
     pub irq_spurious: u64,
+    /// Frames delivered from hardware LRO rings.
+    pub hw_lro_frames: u64,
+    /// TCP segments those frames hold (as derived from their payload).
+    pub hw_lro_segments: u64,
 }
 
 impl Stats {
+    /// Counts one frame delivered on MAC `mac` with its checksum verdict.
+    #[inline]
+    pub(crate) fn count_rx(&mut self, mac: u8, len: usize, checksum: crate::rx::RxChecksum) {
+        match checksum {
+            crate::rx::RxChecksum::Verified => self.rx_csum_verified += 1,
+            crate::rx::RxChecksum::Unverified => self.rx_csum_unverified += 1,
+        }
+        if let Some(c) = self.mac.get_mut(usize::from(mac)) {
+            c.rx_frames += 1;
+            c.rx_bytes += len as u64;
+        }
+    }
+
     /// Frames sent on every MAC.
     #[must_use]
     pub fn tx_frames(&self) -> u64 {

@@ -465,8 +465,11 @@ impl Inner {
         if fe.lro.is_some_and(|l| l.ctrl_dw0.offset() == offset) {
             self.lro_relinquish(value);
         }
-        if offset == off(fe.pdma.rst_idx) && value & (1 << 16) != 0 {
-            self.regs.set(Space::Fe, elem(fe.pdma.pdrx_ptr, 0), 0);
+        if offset == off(fe.pdma.rst_idx) {
+            // pst_drx_idx0..3 (bits 16..19) reset the DMA index of RX rings 0..3.
+            for ring in (0..fe.pdma.pdrx_ptr.len().min(4)).filter(|r| value & (1 << (16 + r)) != 0) {
+                self.regs.set(Space::Fe, elem(fe.pdma.pdrx_ptr, ring), 0);
+            }
         }
         if let Some(mac) = (0..self.macs.len()).find(|&i| fe.mac.at(i).is_some_and(|m| m.mcr.offset() == offset)) {
             self.update_msr(mac);

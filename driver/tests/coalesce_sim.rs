@@ -1,0 +1,194 @@
+//! Receive coalescing through the driver on the simulator: hardware LRO on the SoC whose YAML has
+//! it (MT7623: rules, limits, relinquish at teardown), SoftLRO on every SoC, the `lro` feature's
+//! refusals, and no coalescing while the interface forwards.
+
+mod support_sim;
+
+use fe_driver::dt::Duplex;
+use fe_driver::softlro::SoftLro;
+use fe_driver::{Eth, EthError, Features, LinkState, LroMode, RxChecksum};
+use fe_sim::Sim;
+use fe_sim::packet::{self, TcpStream};
+use support_sim::{SimPlatform, boards, probe};
+
+const GIGABIT: LinkState = LinkState { speed: 1000, duplex: Duplex::Full, pause: true };
+
+/// A delivered frame: its TCP payload and metadata.
+#[derive(Debug)]
+struct Up {
+    payload: Vec<u8>,
+    segs: u16,
+    seg_size: u16,
+    checksum: RxChecksum,
+    len: usize,
+}
+
+fn up(f: fe_driver::RxFrame<'_>) -> Up {
+    let p = packet::parse(f.data).expect("delivered frames parse");
+    let payload = f.data[p.payload()].to_vec();
+    Up { payload, segs: f.segs, seg_size: f.seg_size, checksum: f.checksum, len: f.data.len() }
+}
+
+/// Opens every bundled board with its first enabled MAC's link up and runs `f`.
+fn each_board(f: impl Fn(&str, &Sim, &mut Eth<SimPlatform<'_>>, u8)) {
+    for (name, dtb) in boards() {
+        let board = probe(name, &dtb);
+        let sim = Sim::new(board.soc);
+        let mut eth = Eth::new(board.soc, &board, SimPlatform(&sim)).expect(name);
+        eth.open().expect(name);
+        let mac = eth.enabled_macs().next().unwrap().id;
+        if eth.mac(mac).unwrap().link.is_none() {
+            eth.link_up(mac, GIGABIT).unwrap();
+        }
+        f(name, &sim, &mut eth, mac);
+        assert!(sim.violations().is_empty(), "{name}: violations: {:?}", sim.violations());
+    }
+}
+
+/// Sends `n` full segments of `stream` on `mac`'s wire and lets them arrive.
+fn send(sim: &Sim, mac: u8, stream: &mut TcpStream, n: usize) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for _ in 0..n {
+        let f = stream.next_segment();
+        bytes.extend_from_slice(&f[packet::parse(&f).unwrap().payload()]);
+        sim.send_to_mac(usize::from(mac), f);
+    }
+    sim.advance(3_000_000);
+    bytes
+}
+
+fn poll_coalesced(eth: &mut Eth<SimPlatform<'_>>, lro: &mut SoftLro<'_>) -> Vec<Up> {
+    let mut got = Vec::new();
+    while eth.poll_coalesced(64, lro, &mut |f| got.push(up(f))) == 64 {}
+    assert_eq!(lro.held(), 0, "nothing is held past a poll");
+    got
+}
+
+/// Asserts `got` carries exactly `sent`, naming the first difference (not printing megabytes).
+fn same_bytes(name: &str, got: &[Up], sent: &[u8]) {
+    let bytes: Vec<u8> = got.iter().flat_map(|u| u.payload.clone()).collect();
+    let first = bytes.iter().zip(sent).position(|(a, b)| a != b);
+    let sizes: Vec<(usize, u16)> = got.iter().map(|u| (u.payload.len(), u.segs)).collect();
+    assert!(
+        bytes.len() == sent.len() && first.is_none(),
+        "{name}: {} bytes up, {} sent, first difference at {first:?}; frames (payload, segs): {sizes:?}",
+        bytes.len(),
+        sent.len()
+    );
+}
+
+fn dst_ip(stream: &mut TcpStream) -> [u8; 4] {
+    let f = stream.clone().next_segment();
+    f[30..34].try_into().unwrap()
+}
+
+#[test]
+fn hardware_lro_merges_flows_to_a_programmed_address_on_the_soc_that_has_it() {
+    each_board(|name, sim, eth, mac| {
+        if eth.soc().caps.hw_lro.is_none() {
+            let r = eth.set_features(Features { lro: LroMode::Hw, ..eth.features() });
+            assert_eq!(r, Err(EthError::Unsupported("hardware LRO")), "{name}");
+            assert_eq!(eth.set_lro_rule(mac, 0, Some([10, 0, 0, 2])), Err(EthError::Unsupported("hardware LRO")));
+            return;
+        }
+        let caps = eth.soc().caps.hw_lro.unwrap();
+        eth.set_features(Features { lro: LroMode::Hw, ..eth.features() }).unwrap();
+        let mut stream = TcpStream::bulk(false, None);
+        eth.set_lro_rule(mac, 0, Some(dst_ip(&mut stream))).unwrap();
+        let mut storage = vec![0u8; 4 * 65536];
+        let mut lro = SoftLro::new(&mut storage, 4);
+        // NAPI polls as the interrupts come: every 10 segments (an LRO ring has few descriptors).
+        let (mut sent, mut got) = (Vec::new(), Vec::new());
+        for _ in 0..6 {
+            sent.extend(send(sim, mac, &mut stream, 10));
+            got.extend(poll_coalesced(eth, &mut lro));
+        }
+        same_bytes(name, &got, &sent);
+        assert!(got.len() < 20, "{name}: {} frames for 60 segments", got.len());
+        assert_eq!(got.iter().map(|u| u64::from(u.segs)).sum::<u64>(), 60, "{name}: segment counts add up");
+        for u in &got {
+            assert!(u.len <= caps.buffer_size as usize, "{name}: an aggregate fits an LRO buffer");
+            assert_eq!(u.checksum, RxChecksum::Verified, "{name}");
+            if u.segs > 1 {
+                assert_eq!(usize::from(u.seg_size), stream.mss(), "{name}: segment size for the stack (B7)");
+            }
+        }
+        assert!(eth.stats().hw_lro_frames > 0 && eth.stats().hw_lro_segments >= 60 - 8, "{name}: {:?}", eth.stats());
+        // No rule: nothing goes to the LRO rings.
+        eth.set_lro_rule(mac, 0, None).unwrap();
+        let before = eth.stats().hw_lro_frames;
+        send(sim, mac, &mut stream, 20);
+        let got = poll_coalesced(eth, &mut lro);
+        assert_eq!(eth.stats().hw_lro_frames, before, "{name}: no rule, no hardware LRO");
+        assert!(got.len() < 20, "{name}: SoftLRO still merges ring-0 frames");
+    });
+}
+
+#[test]
+fn hardware_lro_is_relinquished_at_close_and_every_buffer_returns() {
+    each_board(|name, sim, eth, mac| {
+        if eth.soc().caps.hw_lro.is_none() {
+            return;
+        }
+        eth.set_features(Features { lro: LroMode::Hw, ..eth.features() }).unwrap();
+        let mut stream = TcpStream::bulk(false, None);
+        eth.set_lro_rule(mac, 0, Some(dst_ip(&mut stream))).unwrap();
+        for _ in 0..5 {
+            sim.send_to_mac(usize::from(mac), stream.next_segment());
+        }
+        sim.advance(60_000); // inside the aggregation timer: an aggregate is still open
+        let report = eth.close().unwrap();
+        assert_eq!(report.leaked.total(), 0, "{name}");
+        assert!(report.rx_dropped >= 1, "{name}: the relinquished aggregate is accounted for: {report:?}");
+        assert_eq!(eth.stats().drops.lro_relinquish_timeout, 0, "{name}");
+        eth.open().unwrap();
+        assert_eq!(eth.features().lro, LroMode::Hw, "{name}: the feature survives close/open");
+    });
+}
+
+#[test]
+fn soft_lro_through_the_driver_on_every_soc_ipv4_and_ipv6() {
+    each_board(|name, sim, eth, mac| {
+        eth.set_features(Features { lro: LroMode::Soft, ..eth.features() }).unwrap();
+        let mut storage = vec![0u8; 4 * 65536];
+        let mut lro = SoftLro::new(&mut storage, 4);
+        for ipv6 in [false, true] {
+            let mut stream = TcpStream::bulk(ipv6, None);
+            let sent = send(sim, mac, &mut stream, 40);
+            let got = poll_coalesced(eth, &mut lro);
+            same_bytes(&format!("{name} ipv6={ipv6}"), &got, &sent);
+            assert!(got.len() <= 4, "{name} ipv6={ipv6}: {} frames for 40 segments", got.len());
+            assert_eq!(got.iter().map(|u| u64::from(u.segs)).sum::<u64>(), 40, "{name}");
+            assert!(got.iter().all(|u| u.checksum == RxChecksum::Verified), "{name}: hardware-verified segments");
+        }
+        // Off: frames go up one by one.
+        eth.set_features(Features { lro: LroMode::Off, ..eth.features() }).unwrap();
+        let mut stream = TcpStream::bulk(false, None);
+        send(sim, mac, &mut stream, 10);
+        assert_eq!(poll_coalesced(eth, &mut lro).len(), 10, "{name}: off");
+    });
+}
+
+#[test]
+fn nothing_is_coalesced_while_the_interface_forwards() {
+    each_board(|name, sim, eth, mac| {
+        let mode = if eth.soc().caps.hw_lro.is_some() { LroMode::Hw } else { LroMode::Soft };
+        eth.set_features(Features { lro: mode, ..eth.features() }).unwrap();
+        let mut stream = TcpStream::bulk(false, None);
+        if mode == LroMode::Hw {
+            eth.set_lro_rule(mac, 0, Some(dst_ip(&mut stream))).unwrap();
+        }
+        eth.set_forwarding(true).unwrap();
+        assert_eq!(eth.features().lro, LroMode::Off, "{name}: forwarding turns coalescing off");
+        let r = eth.set_features(Features { lro: LroMode::Soft, ..eth.features() });
+        assert_eq!(r, Err(EthError::LroWhileForwarding), "{name}: and keeps it off (B6)");
+        let mut storage = vec![0u8; 65536];
+        let mut lro = SoftLro::new(&mut storage, 1);
+        send(sim, mac, &mut stream, 20);
+        let got = poll_coalesced(eth, &mut lro);
+        assert_eq!(got.len(), 20, "{name}: every segment forwarded as received");
+        assert!(got.iter().all(|u| u.segs == 1), "{name}");
+        eth.set_forwarding(false).unwrap();
+        eth.set_features(Features { lro: LroMode::Soft, ..eth.features() }).unwrap();
+    });
+}
