@@ -203,8 +203,13 @@ pub fn run_board(board: &str, dtb: &[u8], case: Case, bytes: usize) -> Result<Re
     }
     let mut eth = Eth::new(soc, &plat, SimPlatform(&sim)).map_err(|e| format!("{board}: {e:?}"))?;
     eth.open().map_err(|e| format!("{board}: open: {e:?}"))?;
-    eth.set_features(Features { rx_checksum: case.rx_checksum, tx_checksum: case.tx_checksum, tso: false })
-        .map_err(|e| format!("{board}: features: {e:?}"))?;
+    eth.set_features(Features {
+        rx_checksum: case.rx_checksum,
+        tx_checksum: case.tx_checksum,
+        tso: false,
+        ..eth.features()
+    })
+    .map_err(|e| format!("{board}: features: {e:?}"))?;
     // A MAC without a fixed link (SFP cage, PHY) comes up when its partner answers, at the
     // PHY mode's natural speed, as in `fe run`.
     for m in plat.enabled_macs().filter(|m| m.link.fixed_speed().is_none()) {
