@@ -4,6 +4,8 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod coalesce;
+
 #[derive(Parser)]
 #[command(name = "fe", version, about = "MediaTek frame-engine driver core, hosted on Linux")]
 #[command(
@@ -35,6 +37,22 @@ enum Command {
         /// Print the platform as JSON (format: dts/README.md).
         #[arg(long)]
         json: bool,
+    },
+    /// Run the driver core's SoftLRO over a pcap capture (Ethernet) and write the coalesced frames.
+    Coalesce {
+        /// The capture to read.
+        input: PathBuf,
+        /// The capture to write.
+        output: PathBuf,
+        /// Frames per poll: held aggregates are flushed after every N frames (a NAPI budget).
+        #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        poll: u64,
+        /// Print frames in/out, segments merged and why aggregates were flushed.
+        #[arg(long)]
+        stats: bool,
+        /// Flow-table size (aggregates held at once).
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=fe_driver::softlro::MAX_FLOWS as u64))]
+        flows: u64,
     },
 }
 
@@ -108,6 +126,21 @@ fn main() -> ExitCode {
                         for line in fe_linux::run::rows(&r) {
                             println!("{line}");
                         }
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Command::Coalesce { input, output, poll, stats, flows } => {
+            let opts = coalesce::Options { input, output, poll: poll as usize, flows: flows as usize };
+            match coalesce::run(&opts) {
+                Ok(s) => {
+                    if stats {
+                        print!("{}", coalesce::stats_text(&s));
                     }
                     ExitCode::SUCCESS
                 }
