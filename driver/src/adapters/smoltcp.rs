@@ -23,7 +23,7 @@
 //!
 //! TCP segmentation offload is not offered to smoltcp (its segmentation capability would be read
 //! once as well, and a later `tso` off would leave the adapter with frames it could only cut up in
-//! software). Coalesced frames ([`RxFrame::segs`] > 1) go up as one frame when they fit a slot and
+//! software). Coalesced frames ([`crate::RxFrame::segs`] > 1) go up as one frame when they fit a slot and
 //! are counted; a larger one is dropped and counted, so size `SLOT` for the largest aggregate
 //! when coalescing is on.
 
