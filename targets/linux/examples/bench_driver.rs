@@ -5,7 +5,8 @@
 //! the driver's functions. `scripts/bench-driver` runs it under callgrind, collecting only inside
 //! `xmit`, `reclaim` and `poll`, for two frame counts, and reports the difference per frame.
 //!
-//! Usage: `bench_driver tx|rx FRAME_BYTES N`.
+//! Usage: `bench_driver tx|rx|rxsoft FRAME_BYTES N` (`rxsoft`: RX through SoftLRO, one bulk
+//! TCP flow, so every frame is merged).
 
 use fe_driver::dt;
 use fe_driver::eth::Eth;
@@ -128,7 +129,7 @@ fn main() {
     let (mode, len, n) = match args.as_slice() {
         [_, m, l, n] => (m.clone(), l.parse::<usize>().expect("FRAME_BYTES"), n.parse::<usize>().expect("N")),
         _ => {
-            eprintln!("usage: bench_driver tx|rx FRAME_BYTES N");
+            eprintln!("usage: bench_driver tx|rx|rxsoft FRAME_BYTES N");
             std::process::exit(2);
         }
     };
@@ -180,7 +181,13 @@ fn main() {
                 }
             }
         }
-        "rx" => {
+        "rx" | "rxsoft" => {
+            if mode == "rxsoft" {
+                let f = fe_driver::Features { lro: fe_driver::LroMode::Soft, ..eth.features() };
+                eth.set_features(f).expect("soft lro");
+            }
+            let mut storage = vec![0u8; 8 * 65536];
+            let mut lro = fe_driver::softlro::SoftLro::new(&mut storage, 8);
             let base = u64::from(reg(fe.pdma.rx_ptr.at(0).unwrap().offset()));
             let size = reg(fe.pdma.rx_cnt_cfg.at(0).unwrap().offset());
             let mut dma_idx = 0u32;
@@ -199,7 +206,7 @@ fn main() {
                     dma_idx = (dma_idx + 1) % size;
                     filled += 1;
                 }
-                let got = eth.poll(64, &mut |f| stack(&mut sink_bytes, f.data));
+                let got = eth.poll_coalesced(64, &mut lro, &mut |f| stack(&mut sink_bytes, f.data));
                 left -= got;
             }
         }

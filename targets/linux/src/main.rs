@@ -9,7 +9,7 @@ mod coalesce;
 #[derive(Parser)]
 #[command(name = "fe", version, about = "MediaTek frame-engine driver core, hosted on Linux")]
 #[command(
-    after_help = "Without a command: bring the driver up on the simulator for each bundled board, run bulk TCP both ways with RX checksum on and off, and print a table."
+    after_help = "Without a command: bring the driver up on the simulator for each bundled board, run bulk TCP both ways with RX checksum on and off and coalescing off, soft and hw (where the SoC has it), and print a table."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -26,6 +26,9 @@ enum Command {
         /// RX checksum offload.
         #[arg(long, value_enum, default_value = "on")]
         rx_csum: OnOff,
+        /// Receive coalescing: off, SoftLRO, or hardware LRO (SoCs that have it).
+        #[arg(long, value_enum, default_value = "off")]
+        lro: Lro,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -65,6 +68,27 @@ enum OnOff {
     Off,
 }
 
+/// Receive coalescing mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Lro {
+    /// Every frame goes up as received.
+    Off,
+    /// SoftLRO in the driver core.
+    Soft,
+    /// Hardware LRO (and SoftLRO for what it does not merge).
+    Hw,
+}
+
+impl From<Lro> for fe_driver::LroMode {
+    fn from(l: Lro) -> Self {
+        match l {
+            Lro::Off => fe_driver::LroMode::Off,
+            Lro::Soft => fe_driver::LroMode::Soft,
+            Lro::Hw => fe_driver::LroMode::Hw,
+        }
+    }
+}
+
 /// The bundled boards the main job runs.
 const BOARDS: &[&str] = &["mt7621-router.dts", "mt7623n-bpi-r2.dts", "mt7986a-bpi-r3.dts"];
 
@@ -80,8 +104,9 @@ fn main_job() -> ExitCode {
                 return ExitCode::from(1);
             }
         };
-        for rx_csum in [true, false] {
-            match fe_linux::run::run(board, &dtb, rx_csum) {
+        let modes = fe_driver::dt::probe(&dtb).map(|p| fe_linux::run::lro_modes(p.soc)).unwrap_or_default();
+        for (rx_csum, lro) in [true, false].into_iter().flat_map(|c| modes.iter().map(move |m| (c, *m))) {
+            match fe_linux::run::run(board, &dtb, rx_csum, lro) {
                 Ok(r) => {
                     for line in fe_linux::run::rows(&r) {
                         println!("{line}");
@@ -99,7 +124,7 @@ fn main_job() -> ExitCode {
         }
     }
     println!(
-        "(goodput in simulated time at each MAC's link speed; host cost includes the simulator; 1 in {} received frames has a bad TCP checksum)",
+        "(goodput in simulated time at each MAC's link speed; host cost includes the simulator; 1 in {} received frames has a bad TCP checksum; seg/frame = TCP segments per delivered frame)",
         fe_linux::run::BAD_EVERY
     );
     if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
@@ -108,7 +133,7 @@ fn main_job() -> ExitCode {
 fn main() -> ExitCode {
     let Some(command) = Cli::parse().command else { return main_job() };
     match command {
-        Command::Run { dtb, rx_csum, json } => {
+        Command::Run { dtb, rx_csum, lro, json } => {
             let bytes = match fe_linux::dtc::load(&dtb) {
                 Ok(b) => b,
                 Err(e) => {
@@ -117,7 +142,7 @@ fn main() -> ExitCode {
                 }
             };
             let name = dtb.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            match fe_linux::run::run(&name, &bytes, rx_csum == OnOff::On) {
+            match fe_linux::run::run(&name, &bytes, rx_csum == OnOff::On, lro.into()) {
                 Ok(r) => {
                     if json {
                         println!("{}", serde_json::to_string_pretty(&fe_linux::run::to_json(&r)).unwrap_or_default());

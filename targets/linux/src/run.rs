@@ -1,10 +1,12 @@
 //! The main job: bring the driver core up on the simulator for a board, push bulk TCP both ways
-//! with RX checksum on or off, and report goodput (simulated time), host cost and verdicts.
+//! with RX checksum on or off and receive coalescing off, soft or hw, and report goodput
+//! (simulated time), host cost, checksum verdicts and frames per aggregate.
 
 use fe_driver::dt;
 use fe_driver::dt::Duplex;
-use fe_driver::eth::{Eth, Features, LinkState};
+use fe_driver::eth::{Eth, Features, LinkState, LroMode};
 use fe_driver::rx::RxChecksum;
+use fe_driver::softlro::SoftLro;
 use fe_sim::Sim;
 use fe_sim::driver_platform::SimPlatform;
 use fe_sim::packet::{self, TcpStream};
@@ -13,6 +15,8 @@ use std::time::Instant;
 
 /// Frames sent in each direction per MAC.
 pub const FRAMES: usize = 4000;
+/// Simulated time between two RX polls (interrupt moderation): about 8 full frames at 1 Gbit/s.
+pub const POLL_NS: u64 = 100_000;
 /// One in this many received frames carries a bad TCP checksum.
 pub const BAD_EVERY: usize = 50;
 
@@ -31,6 +35,39 @@ pub struct Direction {
     pub verified: u64,
     /// RX: frames delivered unverified (the stack checks them).
     pub unverified: u64,
+    /// RX: TCP segments those frames carry (more than `frames` when coalesced).
+    pub segments: u64,
+}
+
+impl Direction {
+    /// Segments per delivered frame (1.0 without coalescing).
+    #[must_use]
+    pub fn per_aggregate(&self) -> f64 {
+        if self.frames == 0 { 0.0 } else { self.segments as f64 / self.frames as f64 }
+    }
+}
+
+/// SoftLRO flows the run's coalescer holds (64 KiB each).
+pub const LRO_FLOWS: usize = 8;
+
+/// The coalescing modes a SoC offers: off, soft, and hw where its YAML has hardware LRO.
+#[must_use]
+pub fn lro_modes(soc: &fe_regs::SocInfo) -> Vec<LroMode> {
+    let mut m = vec![LroMode::Off, LroMode::Soft];
+    if soc.caps.hw_lro.is_some() {
+        m.push(LroMode::Hw);
+    }
+    m
+}
+
+/// The name `ethtool`-style output and the CLI use for a mode.
+#[must_use]
+pub fn lro_name(m: LroMode) -> &'static str {
+    match m {
+        LroMode::Off => "off",
+        LroMode::Soft => "soft",
+        LroMode::Hw => "hw",
+    }
 }
 
 /// One MAC's results.
@@ -55,6 +92,8 @@ pub struct Report {
     pub board: String,
     /// RX checksum feature during the run.
     pub rx_checksum: bool,
+    /// Receive coalescing during the run.
+    pub lro: LroMode,
     /// Per MAC with a link.
     pub macs: Vec<MacResult>,
     /// Driver drop counters by cause, as `ethtool -S`-like pairs.
@@ -68,7 +107,7 @@ fn goodput(payload_bytes: u64, ns: u64) -> f64 {
 }
 
 /// Runs one board: `dtb` is the compiled device tree, `board` its name for the report.
-pub fn run(board: &str, dtb: &[u8], rx_checksum: bool) -> Result<Report, String> {
+pub fn run(board: &str, dtb: &[u8], rx_checksum: bool, lro: LroMode) -> Result<Report, String> {
     let plat = dt::probe(dtb).map_err(|e| format!("{board}: {e}"))?;
     let soc = plat.soc;
     let sim = Sim::new(soc);
@@ -79,7 +118,8 @@ pub fn run(board: &str, dtb: &[u8], rx_checksum: bool) -> Result<Report, String>
     }
     let mut eth = Eth::new(soc, &plat, SimPlatform(&sim)).map_err(|e| format!("{board}: {e:?}"))?;
     eth.open().map_err(|e| format!("{board}: open: {e:?}"))?;
-    eth.set_features(Features { rx_checksum, ..eth.features() }).map_err(|e| format!("{board}: features: {e:?}"))?;
+    eth.set_features(Features { rx_checksum, lro, ..eth.features() })
+        .map_err(|e| format!("{board}: features rx-csum {rx_checksum} lro {}: {e:?}", lro_name(lro)))?;
     // MACs without a fixed link (an SFP cage, a PHY) come up when their link partner answers:
     // the simulated partner links at the PHY mode's natural speed.
     for m in plat.enabled_macs().filter(|m| m.link.fixed_speed().is_none()) {
@@ -96,7 +136,7 @@ pub fn run(board: &str, dtb: &[u8], rx_checksum: bool) -> Result<Report, String>
     let mut results = Vec::new();
     for &mac in &macs {
         let tx = tx_run(&sim, &mut eth, mac);
-        let rx = rx_run(&sim, &mut eth, mac);
+        let rx = rx_run(&sim, &mut eth, mac).map_err(|e| format!("{board}: mac {mac}: {e:?}"))?;
         let fwd = soc
             .fe
             .gdma
@@ -115,6 +155,7 @@ pub fn run(board: &str, dtb: &[u8], rx_checksum: bool) -> Result<Report, String>
         soc: soc.name,
         board: board.to_string(),
         rx_checksum,
+        lro,
         macs: results,
         drops,
         violations: sim.violations().len(),
@@ -162,15 +203,23 @@ fn link_speed(eth: &Eth<SimPlatform<'_>>, mac: u8) -> u32 {
     eth.mac(mac).and_then(|m| m.link).map_or(1000, |l| l.speed)
 }
 
-fn rx_run(sim: &Sim, eth: &mut Eth<SimPlatform<'_>>, mac: u8) -> Direction {
+fn rx_run(sim: &Sim, eth: &mut Eth<SimPlatform<'_>>, mac: u8) -> Result<Direction, fe_driver::EthError> {
     let mut stream = TcpStream::bulk(false, None);
+    if eth.features().lro == LroMode::Hw {
+        // Like `ethtool -N ethX flow-type tcp4 dst-ip A loc 0`: the stream's destination.
+        let first = stream.clone().next_segment();
+        let dst = packet::parse(&first).and_then(|p| p.ip).map(|ip| [ip.dst[0], ip.dst[1], ip.dst[2], ip.dst[3]]);
+        eth.set_lro_rule(mac, 0, dst)?;
+    }
+    let mut storage = vec![0u8; LRO_FLOWS * 65536];
+    let mut lro = SoftLro::new(&mut storage, LRO_FLOWS);
     let host = Instant::now();
     let start = sim.now();
     let mut d = Direction::default();
     let mut payload = 0u64;
     let mut last_delivery = start;
     // The link partner sends every frame back to back at line rate; the driver polls as NAPI
-    // would, every 10 us with a budget of 64.
+    // would under interrupt moderation, every POLL_NS with a budget of 64.
     for i in 1..=FRAMES {
         let mut f = stream.next_segment();
         if i % BAD_EVERY == 0 {
@@ -180,10 +229,11 @@ fn rx_run(sim: &Sim, eth: &mut Eth<SimPlatform<'_>>, mac: u8) -> Direction {
     }
     let mut idle = 0;
     while idle < 100 {
-        sim.advance(10_000);
+        sim.advance(POLL_NS);
         let now = sim.now();
-        let n = eth.poll(64, &mut |f| {
+        let n = eth.poll_coalesced(64, &mut lro, &mut |f| {
             d.frames += 1;
+            d.segments += u64::from(f.segs);
             payload += packet::parse(f.data).map_or(0, |p| p.payload_len as u64);
             last_delivery = now;
             match f.checksum {
@@ -197,19 +247,21 @@ fn rx_run(sim: &Sim, eth: &mut Eth<SimPlatform<'_>>, mac: u8) -> Direction {
     d.goodput_mbps = goodput(payload, last_delivery - start);
     d.host_ns_per_frame = host_ns / d.frames.max(1) as f64;
     d.host_ns_per_kb = host_ns / (payload as f64 / 1024.0).max(1.0);
-    d
+    Ok(d)
 }
 
 /// The report as JSON (`fe run --json`).
 pub fn to_json(r: &Report) -> Value {
     let dir = |d: &Direction| {
         json!({"frames": d.frames, "goodput_mbps": (d.goodput_mbps * 10.0).round() / 10.0, "host_ns_per_frame": d.host_ns_per_frame.round(),
-               "host_ns_per_kb": d.host_ns_per_kb.round(), "verified": d.verified, "unverified": d.unverified})
+               "host_ns_per_kb": d.host_ns_per_kb.round(), "verified": d.verified, "unverified": d.unverified,
+               "segments": d.segments, "frames_per_aggregate": (d.per_aggregate() * 100.0).round() / 100.0})
     };
     json!({
         "soc": r.soc,
         "board": r.board,
         "rx_checksum": r.rx_checksum,
+        "lro": lro_name(r.lro),
         "macs": r.macs.iter().map(|m| json!({"id": m.id, "gdma_fwd_cfg": m.gdma_fwd_cfg, "tx": dir(&m.tx), "rx": dir(&m.rx)})).collect::<Vec<_>>(),
         "delivered_verified": r.macs.iter().map(|m| m.rx.verified).sum::<u64>(),
         "drops": r.drops.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
@@ -218,19 +270,22 @@ pub fn to_json(r: &Report) -> Value {
 }
 
 /// Table header for [`rows`].
-pub const HEADER: &str =
-    "SoC      board                 rx-csum mac dir  goodput(Mbit/s)  host ns/frame  host ns/KB  verified unverified";
+pub const HEADER: &str = "SoC      board                 rx-csum lro  mac dir  goodput(Mbit/s)  host ns/frame  host ns/KB  verified unverified  seg/frame";
 
-/// One table line per MAC and direction.
+/// One table line per MAC and direction (TX only with coalescing off: it does not change TX).
 pub fn rows(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
     for m in &r.macs {
         for (name, d) in [("tx", &m.tx), ("rx", &m.rx)] {
+            if name == "tx" && r.lro != LroMode::Off {
+                continue;
+            }
             out.push(format!(
-                "{:<8} {:<21} {:<7} {:>3} {:<4} {:>15.1} {:>14.0} {:>11.0} {:>8} {:>10}",
+                "{:<8} {:<21} {:<7} {:<4} {:>3} {:<4} {:>15.1} {:>14.0} {:>11.0} {:>8} {:>10} {:>10}",
                 r.soc,
                 r.board,
                 if r.rx_checksum { "on" } else { "off" },
+                lro_name(r.lro),
                 m.id,
                 name,
                 d.goodput_mbps,
@@ -238,6 +293,7 @@ pub fn rows(r: &Report) -> Vec<String> {
                 d.host_ns_per_kb,
                 if name == "rx" { d.verified.to_string() } else { "-".into() },
                 if name == "rx" { d.unverified.to_string() } else { "-".into() },
+                if name == "rx" { format!("{:.2}", d.per_aggregate()) } else { "-".into() },
             ));
         }
     }

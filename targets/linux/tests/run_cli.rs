@@ -13,10 +13,47 @@ fn fe(args: &[&str]) -> (i32, String, String) {
 }
 
 fn run_json(board: &str, rx_csum: &str) -> serde_json::Value {
+    run_lro(board, rx_csum, "off")
+}
+
+fn run_lro(board: &str, rx_csum: &str, lro: &str) -> serde_json::Value {
     let path = fe_linux::dtc::dts_dir().join(board);
-    let (code, out, err) = fe(&["run", "--dtb", path.to_str().unwrap(), "--rx-csum", rx_csum, "--json"]);
+    let (code, out, err) = fe(&["run", "--dtb", path.to_str().unwrap(), "--rx-csum", rx_csum, "--lro", lro, "--json"]);
     assert_eq!(code, 0, "{err}");
     serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn coalescing_modes_deliver_every_segment_in_fewer_frames() {
+    for (board, hw) in [("mt7621-router.dts", false), ("mt7623n-bpi-r2.dts", true), ("mt7986a-bpi-r3.dts", false)] {
+        let mut modes = vec!["off", "soft"];
+        if hw {
+            modes.push("hw");
+        }
+        for rx_csum in ["on", "off"] {
+            for lro in &modes {
+                let v = run_lro(board, rx_csum, lro);
+                assert_eq!(v["lro"], *lro, "{board}");
+                assert_eq!(v["violations"], 0, "{board}");
+                for m in v["macs"].as_array().unwrap() {
+                    let rx = &m["rx"];
+                    assert_eq!(rx["segments"], 4000, "{board} {rx_csum} {lro}: every segment delivered: {rx}");
+                    let per = rx["frames_per_aggregate"].as_f64().unwrap();
+                    if *lro == "off" {
+                        assert_eq!(per, 1.0, "{board}");
+                    } else {
+                        assert!(per > 4.0, "{board} {rx_csum} {lro}: {per} segments per frame");
+                    }
+                }
+            }
+        }
+        if !hw {
+            let path = fe_linux::dtc::dts_dir().join(board);
+            let (code, _, err) = fe(&["run", "--dtb", path.to_str().unwrap(), "--lro", "hw"]);
+            assert_eq!(code, 1, "{board}: no hardware LRO");
+            assert!(err.contains("lro hw") && err.contains("Unsupported"), "{err}");
+        }
+    }
 }
 
 #[test]
