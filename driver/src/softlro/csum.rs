@@ -2,25 +2,31 @@
 
 /// Ones'-complement sum of `b` read as big-endian 16-bit words (an odd last byte is the high
 /// byte of a word padded with zero), unfolded: fold it with [`fold`].
+#[inline]
 pub(crate) fn sum(b: &[u8]) -> u64 {
     let mut s: u64 = 0;
-    let mut words = b.chunks_exact(4);
+    let mut words = b.chunks_exact(8);
     for w in &mut words {
-        s += u64::from(u32::from_be_bytes([w[0], w[1], w[2], w[3]]));
+        let w = u64::from_be_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        s += (w >> 32) + (w & 0xffff_ffff);
     }
-    let rest = words.remainder();
-    let mut i = 0;
+    let mut rest = words.remainder();
+    if rest.len() >= 4 {
+        s += u64::from(u32::from_be_bytes([rest[0], rest[1], rest[2], rest[3]]));
+        rest = &rest[4..];
+    }
     if rest.len() >= 2 {
         s += u64::from(u16::from_be_bytes([rest[0], rest[1]]));
-        i = 2;
+        rest = &rest[2..];
     }
-    if let Some(&b) = rest.get(i) {
+    if let Some(&b) = rest.first() {
         s += u64::from(b) << 8;
     }
     s
 }
 
 /// Folds a wide ones'-complement sum to 16 bits.
+#[inline]
 pub(crate) fn fold(mut s: u64) -> u16 {
     s = (s & 0xffff_ffff) + (s >> 32);
     s = (s & 0xffff_ffff) + (s >> 32);

@@ -29,6 +29,8 @@ pub(crate) fn start(f: &mut Flow, slot: &mut [u8], frame: &RxFrame<'_>, seg: &Se
         len: seg.end,
         last_use: f.last_use,
         hash: seg.hash,
+        hosts: seg.hosts,
+        ports: seg.ports,
         mac: frame.mac,
         l2_len: seg.l2_len,
         v6: seg.v6,
@@ -52,16 +54,48 @@ pub(crate) fn start(f: &mut Flow, slot: &mut [u8], frame: &RxFrame<'_>, seg: &Se
         payload_sum: u64::from(psum),
         verified: frame.checksum == RxChecksum::Verified,
         tag,
+        addr_sum: csum::sum(src.get(addr_range(seg.l2_len, seg.v6)).unwrap_or_default()),
+        mask: super::fast::mask(seg),
     };
 }
 
-/// Appends `seg`'s payload (sum `psum`) to the aggregate; the flow rules have accepted it.
-pub(crate) fn append(f: &mut Flow, slot: &mut [u8], frame: &RxFrame<'_>, seg: &Seg, psum: u16, tag: u64) {
-    let plen = seg.payload_len();
-    let (Some(dst), Some(src)) = (slot.get_mut(f.len..f.len + plen), frame.data.get(seg.payload_off()..seg.end)) else {
-        return;
-    };
-    dst.copy_from_slice(src);
+/// What the aggregate takes from each segment merged into it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Tail {
+    /// Acknowledgment number.
+    pub ack: u32,
+    /// Window.
+    pub window: u16,
+    /// TSval.
+    pub tsval: u32,
+    /// TSecr.
+    pub tsecr: u32,
+    /// TCP flags.
+    pub flags: u8,
+    /// The segment was hardware-verified.
+    pub verified: bool,
+}
+
+impl Tail {
+    /// The tail fields of a parsed segment.
+    pub(crate) fn of(frame: &RxFrame<'_>, seg: &Seg) -> Tail {
+        Tail {
+            ack: seg.ack,
+            window: seg.window,
+            tsval: seg.tsval,
+            tsecr: seg.tsecr,
+            flags: seg.flags,
+            verified: frame.checksum == RxChecksum::Verified,
+        }
+    }
+}
+
+/// Appends `payload` (its sum `psum`) to the aggregate; the flow rules have accepted it.
+#[inline]
+pub(crate) fn append(f: &mut Flow, slot: &mut [u8], payload: &[u8], psum: u16, t: Tail, tag: u64) {
+    let plen = payload.len();
+    let Some(dst) = slot.get_mut(f.len..f.len + plen) else { return };
+    dst.copy_from_slice(payload);
     let psum = if f.payload_len % 2 == 1 { csum::at_odd_offset(psum) } else { psum };
     f.payload_sum += u64::from(psum);
     f.len += plen;
@@ -69,12 +103,12 @@ pub(crate) fn append(f: &mut Flow, slot: &mut [u8], frame: &RxFrame<'_>, seg: &S
     f.segs += 1;
     f.next_seq = f.next_seq.wrapping_add(plen as u32);
     f.next_id = f.next_id.wrapping_add(1);
-    f.ack = seg.ack;
-    f.window = seg.window;
-    f.tsval = seg.tsval;
-    f.tsecr = seg.tsecr;
-    f.flags_or |= seg.flags & flags::PSH;
-    f.verified &= frame.checksum == RxChecksum::Verified;
+    f.ack = t.ack;
+    f.window = t.window;
+    f.tsval = t.tsval;
+    f.tsecr = t.tsecr;
+    f.flags_or |= t.flags & flags::PSH;
+    f.verified &= t.verified;
     f.tag = tag;
 }
 

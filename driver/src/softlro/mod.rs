@@ -20,6 +20,7 @@
 //! ```
 
 mod csum;
+mod fast;
 mod merge;
 mod parse;
 mod rules;
@@ -101,13 +102,21 @@ impl<'a> SoftLro<'a> {
 
     fn push_inner<F: FnMut(RxFrame<'_>, u64) + ?Sized>(&mut self, frame: RxFrame<'_>, tag: u64, out: &mut F) {
         self.stats.frames_in += 1;
+        if !self.forwarding
+            && let Some(close) = fast::try_merge(&mut self.table, &frame, tag)
+        {
+            if let Some(reason) = close {
+                self.close(self.table.mru, reason, out);
+            }
+            return;
+        }
         let seg = match parse::parse(frame.data, frame.mac) {
             Ok(seg) => seg,
             Err(NotSeg::Unrelated) => return self.pass(frame, tag, PassReason::NotTcp, out),
-            Err(NotSeg::Related { l2_len, v6, why }) => {
+            Err(NotSeg::Related { hosts, why }) => {
                 // Its flow is unknown (no ports, say): close every aggregate between the same hosts.
                 for i in 0..self.table.n {
-                    if self.table.same_hosts(i, frame.mac, frame.data, l2_len, v6) {
+                    if self.table.same_hosts(i, &hosts) {
                         self.close(i, FlushReason::Unmergeable, out);
                     }
                 }
@@ -120,7 +129,7 @@ impl<'a> SoftLro<'a> {
                 return self.pass(frame, tag, why, out);
             }
         };
-        let held = self.table.find(frame.mac, frame.data, &seg);
+        let held = self.table.find(&seg);
         let verdict = if self.forwarding {
             Err(PassReason::Forwarding)
         } else {
@@ -145,8 +154,9 @@ impl<'a> SoftLro<'a> {
                 Ok(()) => {
                     self.table.touch(i);
                     let (f, slot) = self.table.parts(i);
-                    merge::append(f, slot, &frame, &seg, psum, tag);
-                    if let Some(reason) = rules::closes(f, &seg, slot_size) {
+                    let payload = frame.data.get(seg.payload_off()..seg.end).unwrap_or_default();
+                    merge::append(f, slot, payload, psum, merge::Tail::of(&frame, &seg), tag);
+                    if let Some(reason) = rules::closes(f, seg.flags, seg.payload_len(), slot_size) {
                         self.close(i, reason, out);
                     }
                     return;

@@ -16,6 +16,7 @@ pub const LENGTH_MARGIN: usize = 255;
 pub const MAX_IP_LEN: usize = 65535 - LENGTH_MARGIN;
 
 /// Frame rules, in order; `Ok` when the segment may be merged with something.
+#[inline]
 pub(crate) fn frame_mergeable(frame: &RxFrame<'_>, seg: &Seg) -> Result<(), PassReason> {
     single_segment(frame)?;
     flags_mergeable(seg)?;
@@ -48,6 +49,7 @@ pub(crate) fn options_supported(seg: &Seg) -> Result<(), PassReason> {
 /// derived from its TCP checksum field without reading the payload; an `Unverified` one is
 /// verified in software (IPv4 header and TCP), the one place that reads every payload byte.
 /// Returns the payload's sum as if it started at an even offset.
+#[inline]
 pub(crate) fn checksum_good(frame: &RxFrame<'_>, seg: &Seg) -> Result<u16, PassReason> {
     let d = frame.data;
     let bad = PassReason::BadChecksum;
@@ -68,6 +70,7 @@ pub(crate) fn checksum_good(frame: &RxFrame<'_>, seg: &Seg) -> Result<u16, PassR
 
 /// Flow rules, in order; `Ok` when `seg` may join the aggregate `f` of its flow (slots of
 /// `slot_size` bytes), else why the aggregate has to be closed first.
+#[inline]
 pub(crate) fn joins(f: &Flow, seg: &Seg, slot_size: usize) -> Result<(), FlushReason> {
     sequence_contiguous(f, seg)?;
     ack_not_backwards(f, seg)?;
@@ -144,6 +147,7 @@ pub(crate) fn below_segment_cap(f: &Flow) -> Result<(), FlushReason> {
 }
 
 /// The grown IP length stays within [`MAX_IP_LEN`] and the grown frame within the slot.
+#[inline]
 pub(crate) fn fits(f: &Flow, seg: &Seg, slot_size: usize) -> Result<(), FlushReason> {
     if grown_fits(f, seg.payload_len(), slot_size) { Ok(()) } else { Err(FlushReason::SizeLimit) }
 }
@@ -153,12 +157,14 @@ fn grown_fits(f: &Flow, more: usize, slot_size: usize) -> bool {
     ip_len <= MAX_IP_LEN && f.len + more <= slot_size
 }
 
-/// Closing rules after `seg` was merged into `f`: PSH, a short segment, the segment cap, or no
-/// room for another segment of the head's size end the aggregate.
-pub(crate) fn closes(f: &Flow, seg: &Seg, slot_size: usize) -> Option<FlushReason> {
-    if seg.flags & flags::PSH != 0 {
+/// Closing rules after a segment (`flags`, `plen` payload bytes) was merged into `f`: PSH, a
+/// short segment, the segment cap, or no room for another segment of the head's size end the
+/// aggregate.
+#[inline]
+pub(crate) fn closes(f: &Flow, flags: u8, plen: usize, slot_size: usize) -> Option<FlushReason> {
+    if flags & flags::PSH != 0 {
         Some(FlushReason::Push)
-    } else if seg.payload_len() < usize::from(f.seg_size) {
+    } else if plen < usize::from(f.seg_size) {
         Some(FlushReason::ShortSegment)
     } else if f.segs >= MAX_SEGS {
         Some(FlushReason::SegmentLimit)

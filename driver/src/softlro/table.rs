@@ -2,7 +2,7 @@
 //! (the head's headers followed by every merged payload), with per-slot metadata in a fixed
 //! array and least-recently-used eviction. No allocation.
 
-use super::parse::{Options, Seg, addr_range};
+use super::parse::{Hosts, Options, Seg};
 
 /// Most flows one [`super::SoftLro`] holds at once (more are clamped to this).
 pub const MAX_FLOWS: usize = 64;
@@ -16,6 +16,10 @@ pub(crate) struct Flow {
     pub last_use: u64,
     /// Flow-key hash (prefilter).
     pub hash: u32,
+    /// The flow's hosts (MAC, Ethernet header, IP addresses).
+    pub hosts: Hosts,
+    /// The flow's ports.
+    pub ports: u32,
     /// MAC the flow arrived on.
     pub mac: u8,
     /// Ethernet header length of the head (14 or 18).
@@ -62,6 +66,10 @@ pub(crate) struct Flow {
     pub verified: bool,
     /// The caller's tag of the last segment merged.
     pub tag: u64,
+    /// Ones'-complement sum of the IP addresses (pseudo-header part).
+    pub addr_sum: u64,
+    /// Which header bytes a later segment must repeat exactly (see `fast.rs`).
+    pub mask: super::fast::Mask,
 }
 
 impl Flow {
@@ -70,6 +78,8 @@ impl Flow {
         len: 0,
         last_use: 0,
         hash: 0,
+        hosts: Hosts { mac: 0, l2_len: 0, v6: false, tci: 0, macs: [0; 12], addrs: [0; 32] },
+        ports: 0,
         mac: 0,
         l2_len: 0,
         v6: false,
@@ -93,6 +103,8 @@ impl Flow {
         payload_sum: 0,
         verified: false,
         tag: 0,
+        addr_sum: 0,
+        mask: super::fast::Mask::NONE,
     };
 
     /// Whether the slot holds an aggregate.
@@ -113,7 +125,7 @@ pub(crate) struct Table<'a> {
     /// Slots holding an aggregate.
     pub held: usize,
     /// Slot of the last segment held (checked first).
-    mru: usize,
+    pub mru: usize,
     /// Advances by one per segment held (LRU clock).
     clock: u64,
 }
@@ -133,48 +145,28 @@ impl<'a> Table<'a> {
         (&mut self.flows[i % MAX_FLOWS], bytes)
     }
 
-    /// Slot `i`'s metadata and held bytes, read-only.
-    pub(crate) fn held_bytes(&self, i: usize) -> (&Flow, &[u8]) {
+    /// Whether slot `i` holds the flow of `seg`.
+    #[inline]
+    fn same_flow(&self, i: usize, seg: &Seg) -> bool {
         let f = &self.flows[i % MAX_FLOWS];
-        let start = i * self.slot_size;
-        (f, self.storage.get(start..start + f.len).unwrap_or_default())
-    }
-
-    /// Whether slot `i` holds the flow of `seg` (frame `d` on `mac`).
-    fn same_flow(&self, i: usize, mac: u8, d: &[u8], seg: &Seg) -> bool {
-        let (f, held) = self.held_bytes(i);
-        if !f.held() || f.hash != seg.hash || f.mac != mac || f.l2_len != seg.l2_len || f.v6 != seg.v6 {
-            return false;
-        }
-        let a = addr_range(seg.l2_len, seg.v6);
-        let ports = seg.tcp_off..seg.tcp_off + 4;
-        held.get(..seg.l2_len) == d.get(..seg.l2_len)
-            && held.get(a.clone()) == d.get(a)
-            && held.get(ports.clone()) == d.get(ports)
+        f.held() && f.hash == seg.hash && f.ports == seg.ports && f.hosts == seg.hosts
     }
 
     /// The slot holding `seg`'s flow, if any.
-    pub(crate) fn find(&self, mac: u8, d: &[u8], seg: &Seg) -> Option<usize> {
+    pub(crate) fn find(&self, seg: &Seg) -> Option<usize> {
         if self.held == 0 {
             return None;
         }
-        if self.same_flow(self.mru, mac, d, seg) {
+        if self.same_flow(self.mru, seg) {
             return Some(self.mru);
         }
-        (0..self.n).find(|&i| i != self.mru && self.same_flow(i, mac, d, seg))
+        (0..self.n).find(|&i| i != self.mru && self.same_flow(i, seg))
     }
 
-    /// Whether slot `i` holds a flow between the same hosts as frame `d` (same MAC, Ethernet
-    /// header and addresses; any ports).
-    pub(crate) fn same_hosts(&self, i: usize, mac: u8, d: &[u8], l2_len: usize, v6: bool) -> bool {
-        let (f, held) = self.held_bytes(i);
-        let a = addr_range(l2_len, v6);
-        f.held()
-            && f.mac == mac
-            && f.l2_len == l2_len
-            && f.v6 == v6
-            && held.get(..l2_len) == d.get(..l2_len)
-            && held.get(a.clone()) == d.get(a)
+    /// Whether slot `i` holds a flow between `hosts` (any ports).
+    pub(crate) fn same_hosts(&self, i: usize, hosts: &Hosts) -> bool {
+        let f = &self.flows[i % MAX_FLOWS];
+        f.held() && f.hosts == *hosts
     }
 
     /// A free slot, if any.
