@@ -111,28 +111,15 @@ impl LroRings {
     }
 }
 
-/// Segment count and size of a frame delivered by an LRO ring: from its IPv4 and TCP header
-/// lengths, the segment size a [`LRO_MTU`] link carries, and the count that payload needs.
-/// `(1, 0)` for a frame that holds one segment or is not IPv4 TCP.
+/// Segment count and size of a frame delivered by an LRO ring: from its IP and TCP header
+/// lengths (parsed as SoftLRO parses), the segment size a [`LRO_MTU`] link carries, and the
+/// count that payload needs. `(1, 0)` for a frame that holds one segment or is not TCP.
 #[must_use]
 pub fn aggregate_meta(frame: &[u8]) -> (u16, u16) {
-    let mut l3 = 14;
-    if frame.get(12..14) == Some(&[0x81, 0x00]) {
-        l3 = 18;
-    }
-    if frame.get(l3 - 2..l3) != Some(&[0x08, 0x00]) {
-        return (1, 0);
-    }
-    let (Some(&vihl), Some(total), Some(&proto)) = (frame.get(l3), frame.get(l3 + 2..l3 + 4), frame.get(l3 + 9)) else {
-        return (1, 0);
-    };
-    let ihl = usize::from(vihl & 0xf) * 4;
-    let Some(&off) = frame.get(l3 + ihl + 12) else { return (1, 0) };
-    let thl = usize::from(off >> 4) * 4;
-    let total = usize::from(u16::from_be_bytes([total[0], total[1]]));
-    let payload = total.saturating_sub(ihl + thl);
-    let mss = LRO_MTU.saturating_sub(ihl + thl);
-    if proto != 6 || vihl >> 4 != 4 || mss == 0 || payload <= mss {
+    let Ok(seg) = crate::softlro::parse::parse(frame, 0) else { return (1, 0) };
+    let mss = LRO_MTU.saturating_sub(seg.tcp_off - seg.l2_len + seg.tcp_hlen);
+    let payload = seg.payload_len();
+    if mss == 0 || payload <= mss {
         return (1, 0);
     }
     (payload.div_ceil(mss).min(usize::from(u16::MAX)) as u16, mss as u16)
@@ -248,6 +235,9 @@ impl<P: Platform> Eth<P> {
     /// Polls the LRO rings for up to `budget` aggregates, as `poll` does ring 0; each goes to
     /// `sink` with its segment count and size. Returns how many descriptors it consumed.
     pub(crate) fn poll_lro(&mut self, budget: usize, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
+        if budget == 0 || !self.open {
+            return 0;
+        }
         let Some(mut l) = self.lro.take() else { return 0 };
         let trust = self.features.rx_checksum;
         let mut done = 0;

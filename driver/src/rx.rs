@@ -93,10 +93,7 @@ impl<P: Platform> Eth<P> {
     /// the ring is empty.
     pub fn poll(&mut self, budget: usize, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
         let done = self.poll_ring0(budget, sink);
-        if done < budget && self.lro.is_some() && self.open {
-            return done + self.poll_lro(budget - done, sink);
-        }
-        done
+        done + self.poll_lro(budget - done, sink)
     }
 
     /// [`Eth::poll`] with receive coalescing as the `lro` feature says: off, every frame goes
@@ -110,10 +107,7 @@ impl<P: Platform> Eth<P> {
         }
         let done = self.poll_ring0(budget, &mut |f| lro.push(f, sink));
         lro.flush(sink);
-        if done < budget && self.lro.is_some() && self.open {
-            return done + self.poll_lro(budget - done, sink);
-        }
-        done
+        done + self.poll_lro(budget - done, sink)
     }
 
     /// Ring 0 of [`Eth::poll`].

@@ -40,11 +40,6 @@ fn each_board(f: impl Fn(&str, &Sim, &mut Eth<SimPlatform<'_>>)) {
     assert_eq!(socs, all, "every SoC has a bundled board");
 }
 
-/// RX buffers the engine holds while open: ring 0 and, where the SoC has hardware LRO, its rings.
-fn rx_buffers(soc: &fe_regs::SocInfo) -> usize {
-    fe_driver::eth::RX_RING + soc.caps.hw_lro.map_or(0, |l| usize::from(l.rings) * usize::from(l.ring_size))
-}
-
 /// Brings every enabled MAC's link up (fixed links are up from `open`; others at 1000 now).
 fn links_up(eth: &mut Eth<SimPlatform<'_>>) -> Vec<u8> {
     let macs: Vec<(u8, bool)> = eth.enabled_macs().map(|m| (m.id, m.link.is_some())).collect();
@@ -100,7 +95,7 @@ fn bring_up_programs_the_engine_from_caps_and_device_tree() {
         assert!(soc.fe.pdma.glo_cfg.on(fe).read().rx_dma_en());
         assert_eq!(rr(soc.fe.pdma.rx_cnt_cfg.at(0).unwrap().offset()), fe_driver::eth::RX_RING as u32);
         let held = eth.engine_buffers();
-        assert_eq!(held.rx, rx_buffers(soc));
+        assert_eq!(held.rx, support_sim::rx_buffers(soc));
         assert_eq!(held.tx, 0);
         assert_eq!(held.fq, fe_driver::eth::FQ_SIZE);
     });
@@ -273,7 +268,7 @@ fn close_returns_every_buffer_and_open_works_again() {
         println!("{name}: {report:?}");
         assert_eq!(report.leaked.total(), 0, "{name}: leaked");
         assert_eq!(eth.engine_buffers().total(), 0, "{name}");
-        assert_eq!(report.returned.rx, rx_buffers(eth.soc()));
+        assert_eq!(report.returned.rx, support_sim::rx_buffers(eth.soc()));
         assert_eq!(report.returned.tx, n);
         assert_eq!(report.returned.fq, fe_driver::eth::FQ_SIZE);
         assert_eq!(report.tx_completed + report.tx_dropped, n as u64, "{name}");

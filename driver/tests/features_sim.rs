@@ -335,7 +335,11 @@ fn tx_hang_is_detected_and_reset_by_the_watchdog() {
         assert_eq!(report.leaked.total(), 0, "{name}");
         assert_eq!(report.tx_dropped, 100, "{name}: the frames the hung engine never took");
         let held = eth.engine_buffers();
-        assert_eq!((held.rx, held.tx, held.fq), (rx_buffers(eth.soc()), 0, FQ_SIZE), "{name}: fresh rings");
+        assert_eq!(
+            (held.rx, held.tx, held.fq),
+            (support_sim::rx_buffers(eth.soc()), 0, FQ_SIZE),
+            "{name}: fresh rings"
+        );
         assert!(eth.is_open());
         assert!(eth.mac(mac).unwrap().link.is_some(), "{name}: link kept");
         let st = ethtool(eth, mac);
@@ -411,7 +415,7 @@ fn rx_stall_and_ring_exhaustion_are_counted_and_recover() {
         }
         sim.advance(2_000_000);
         assert_eq!(poll_all(eth).len(), 100, "{name}: resumed after exhaustion");
-        assert_eq!(eth.engine_buffers().rx, rx_buffers(eth.soc()), "{name}: every RX buffer posted again");
+        assert_eq!(eth.engine_buffers().rx, support_sim::rx_buffers(eth.soc()), "{name}: every RX buffer posted again");
     });
 }
 
@@ -484,9 +488,4 @@ fn lost_interrupts_do_not_stop_poll_or_reclaim() {
         assert_eq!(eth.watchdog(), Ok(None));
         assert!((0..4).all(|l| !sim.irq(l)), "{name}: the watchdog acknowledged it");
     });
-}
-
-/// RX buffers the engine holds while open: ring 0 and, where the SoC has hardware LRO, its rings.
-fn rx_buffers(soc: &fe_regs::SocInfo) -> usize {
-    RX_RING + soc.caps.hw_lro.map_or(0, |l| usize::from(l.rings) * usize::from(l.ring_size))
 }

@@ -22,7 +22,7 @@
 mod csum;
 mod fast;
 mod merge;
-mod parse;
+pub(crate) mod parse;
 mod rules;
 mod stats;
 mod table;

@@ -23,3 +23,8 @@ pub fn boards() -> Vec<(&'static str, Vec<u8>)> {
 pub fn probe<'a>(name: &str, dtb: &'a [u8]) -> dt::Platform<'a> {
     dt::probe(dtb).unwrap_or_else(|e| panic!("{name}: {e:?}"))
 }
+
+/// RX buffers the engine holds while open: ring 0 and, where the SoC has hardware LRO, its rings.
+pub fn rx_buffers(soc: &fe_regs::SocInfo) -> usize {
+    fe_driver::eth::RX_RING + soc.caps.hw_lro.map_or(0, |l| usize::from(l.rings) * usize::from(l.ring_size))
+}
