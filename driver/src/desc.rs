@@ -120,14 +120,128 @@ pub fn rx_fresh(layout: DescriptorLayout, addr: u32, len: u16) -> [u32; RX_WORDS
 #[must_use]
 #[inline]
 pub fn decode_rx(layout: DescriptorLayout, w: [u32; RX_WORDS]) -> RxDesc {
-    macro_rules! read {
-        ($d:expr) => {{
-            let d = $d;
-            RxDesc { done: d.done(), len: d.plen0(), last: d.ls0(), src_port: d.src_port(), l4_valid: d.l4_valid() }
-        }};
-    }
     match layout {
-        DescriptorLayout::RxV2 => read!(RxV2 { words: w }),
-        _ => read!(RxV1 { words: w }),
+        DescriptorLayout::RxV2 => RxV2::decode(&w),
+        _ => RxV1::decode(&w),
     }
 }
+
+/// Index of the first and last non-zero word of `w` (0, 0 when all are zero).
+const fn span<const N: usize>(w: [u32; N]) -> (usize, usize) {
+    let (mut lo, mut hi, mut i) = (N, 0, 0);
+    while i < N {
+        if w[i] != 0 {
+            if lo == N {
+                lo = i;
+            }
+            hi = i;
+        }
+        i += 1;
+    }
+    if lo == N { (0, 0) } else { (lo, hi) }
+}
+
+/// An RX layout fixed at compile time, so the receive loop decodes with constant shifts and
+/// hands a descriptor back by rewriting one word (its buffer address never changes).
+pub(crate) trait RxCodec {
+    /// The word holding `done`, `ls0` and `plen0`: the only one a refill rewrites.
+    const CTRL: usize;
+    /// Decodes a filled descriptor.
+    fn decode(w: &[u32; RX_WORDS]) -> RxDesc;
+    /// The control word of a descriptor handed back with a `len`-byte buffer.
+    fn fresh_ctrl(len: u16) -> u32;
+}
+
+macro_rules! rx_codec {
+    ($t:ident) => {
+        impl RxCodec for $t {
+            const CTRL: usize = {
+                let (lo, hi) = span($t::new().with_done(true).with_ls0(true).with_plen0(u16::MAX).words);
+                let (a, _) = span($t::new().with_addr0(u32::MAX).words);
+                // A one-word refill needs the control fields in one word, apart from the address.
+                assert!(lo == hi && a != lo);
+                lo
+            };
+            #[inline(always)]
+            fn decode(w: &[u32; RX_WORDS]) -> RxDesc {
+                let d = $t { words: *w };
+                RxDesc { done: d.done(), len: d.plen0(), last: d.ls0(), src_port: d.src_port(), l4_valid: d.l4_valid() }
+            }
+            #[inline(always)]
+            fn fresh_ctrl(len: u16) -> u32 {
+                $t::new().with_plen0(len).words[Self::CTRL]
+            }
+        }
+    };
+}
+rx_codec!(RxV1);
+rx_codec!(RxV2);
+
+/// A TX layout fixed at compile time: the send path writes only the control words (the buffer
+/// and next-descriptor addresses of a slot never change after the ring is reset).
+pub(crate) trait TxCodec {
+    /// First and last control word; the address words lie outside them.
+    const SPAN: (usize, usize);
+    /// First control word.
+    const LO: usize;
+    /// Control words (from [`TxCodec::LO`]).
+    const N: usize;
+    /// The word holding `owner_cpu`.
+    const OWNER: usize;
+    /// The control words of `d`, from word [`TxCodec::LO`].
+    fn ctrl(d: &TxDesc) -> [u32; MAX_WORDS];
+    /// Whether control word `w` (word [`TxCodec::OWNER`]) says the CPU owns the descriptor.
+    fn owner_cpu(w: u32) -> bool;
+}
+
+macro_rules! tx_codec {
+    ($t:ident) => {
+        impl TxCodec for $t {
+            const SPAN: (usize, usize) = {
+                let c = span(
+                    $t::new()
+                        .with_plen0(u16::MAX)
+                        .with_ls0(true)
+                        .with_owner_cpu(true)
+                        .with_fport(u8::MAX)
+                        .with_qid(u8::MAX)
+                        .with_chksum(u8::MAX)
+                        .with_tso(true)
+                        .words,
+                );
+                let a = span($t::new().with_addr0(u32::MAX).with_next(u32::MAX).words);
+                assert!(a.1 < c.0 || a.0 > c.1);
+                c
+            };
+            const LO: usize = Self::SPAN.0;
+            const N: usize = Self::SPAN.1 - Self::SPAN.0 + 1;
+            const OWNER: usize = span($t::new().with_owner_cpu(true).words).0;
+            #[inline(always)]
+            fn ctrl(d: &TxDesc) -> [u32; MAX_WORDS] {
+                let v = $t::new()
+                    .with_plen0(d.len)
+                    .with_ls0(d.last)
+                    .with_owner_cpu(d.owner_cpu)
+                    .with_fport(d.fport)
+                    .with_qid(d.qid)
+                    .with_chksum(if d.csum { TX_CSUM_ALL } else { 0 })
+                    .with_tso(d.tso);
+                let mut out = [0u32; MAX_WORDS];
+                let mut k = 0;
+                while k < Self::N {
+                    out[k] = v.words[Self::LO + k];
+                    k += 1;
+                }
+                out
+            }
+            #[inline(always)]
+            fn owner_cpu(w: u32) -> bool {
+                let mut d = $t::new();
+                d.words[Self::OWNER] = w;
+                d.owner_cpu()
+            }
+        }
+    };
+}
+tx_codec!(TxV1);
+tx_codec!(TxV2);

@@ -5,12 +5,15 @@
 //! (where the SoC has them). [`Eth::poll_coalesced`] puts SoftLRO between the rings and the sink
 //! as the `lro` feature says, and flushes it before returning, so nothing is held past a poll.
 
-use crate::desc::{self, RX_WORDS};
+use crate::desc::{self, RX_WORDS, RxCodec};
 use crate::eth::{BUF_SIZE, Eth, LroMode, Owner, RX_RING};
 use crate::platform::{DmaError, Platform};
 use crate::softlro::SoftLro;
-use fe_regs::descriptors::DescriptorLayout;
+use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
 use fe_regs::values::PdmaPcrxPtr;
+
+/// Bytes of a frame read before SoftLRO decides on it: more than the fast path's headers.
+const HEAD: usize = 128;
 
 /// The RX checksum verdict of one frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,7 +95,7 @@ impl<P: Platform> Eth<P> {
     /// descriptors it consumed (frames delivered plus frames dropped); less than `budget` means
     /// the ring is empty.
     pub fn poll(&mut self, budget: usize, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
-        let done = self.poll_ring0(budget, sink);
+        let done = self.poll_ring0(budget, None, sink);
         done + self.poll_lro(budget - done, sink)
     }
 
@@ -100,64 +103,133 @@ impl<P: Platform> Eth<P> {
     /// to `sink` as received; `soft`, ring-0 frames pass through `lro` (SoftLRO); `hw`, the
     /// hardware's aggregates go up as they are and ring-0 frames pass through `lro`. Every
     /// held aggregate is flushed before this returns, and nothing is merged while the interface
-    /// forwards ([`Eth::set_forwarding`]).
+    /// forwards ([`Eth::set_forwarding`]). A segment SoftLRO's fast path takes is copied once,
+    /// from its DMA buffer straight to the end of its aggregate.
     pub fn poll_coalesced(&mut self, budget: usize, lro: &mut SoftLro<'_>, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
         if self.features.lro == LroMode::Off || self.forwarding {
             return self.poll(budget, sink);
         }
-        let done = self.poll_ring0(budget, &mut |f| lro.push(f, sink));
+        let done = self.poll_ring0(budget, Some(&mut *lro), sink);
         lro.flush(sink);
         done + self.poll_lro(budget - done, sink)
     }
 
-    /// Ring 0 of [`Eth::poll`].
-    fn poll_ring0(&mut self, budget: usize, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
+    /// Ring 0 of [`Eth::poll`], through `lro` when given, in the SoC's RX layout.
+    fn poll_ring0(&mut self, budget: usize, lro: Option<&mut SoftLro<'_>>, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
+        match self.rx_layout {
+            DescriptorLayout::RxV2 => self.ring0::<RxV2>(budget, lro, sink),
+            _ => self.ring0::<RxV1>(budget, lro, sink),
+        }
+    }
+
+    /// [`Eth::poll_ring0`] for layout `C`.
+    #[inline(always)]
+    fn ring0<C: RxCodec>(
+        &mut self,
+        budget: usize,
+        mut lro: Option<&mut SoftLro<'_>>,
+        sink: &mut dyn FnMut(RxFrame<'_>),
+    ) -> usize {
         if !self.open || budget == 0 {
             return 0;
         }
         let pd = &self.soc.fe.pdma;
         pd.irq_status.on(self.p.fe()).write(|v| v.clear_rx_done());
         let trust = self.features.rx_checksum;
+        let fresh = [C::fresh_ctrl(BUF_SIZE as u16)];
         let mut done = 0;
-        let mut last = None;
+        let mut i = self.rx.next % RX_RING;
         while done < budget {
-            let i = self.rx.next;
+            let desc = self.rx.addr(i);
             let mut w = [0u32; RX_WORDS];
-            if self.p.dma_read_words(self.rx.addr(i), &mut w).is_err() {
+            if self.p.dma_read_words(desc, &mut w).is_err() {
                 self.stats.drops.rx_dma_error += 1;
                 break;
             }
-            let d = desc::decode_rx(self.rx_layout, w);
+            let d = C::decode(&w);
             if !d.done {
                 break;
             }
-            self.rx.owner[i] = Owner::Driver;
             let len = usize::from(d.len);
             let mac = d.src_port.wrapping_sub(1);
-            let drops = &mut self.stats.drops;
-            if !d.last || len == 0 || len > BUF_SIZE {
-                drops.rx_bad_descriptor += 1;
+            if !d.last || len.wrapping_sub(1) >= BUF_SIZE {
+                self.stats.drops.rx_bad_descriptor += 1;
             } else if self.rx_macs & 1u8.checked_shl(u32::from(mac)).unwrap_or(0) == 0 {
-                drops.rx_bad_port += 1;
-            } else if self.p.dma_read(u64::from(self.rx.buf(i)), &mut self.scratch[..len]).is_err() {
-                drops.rx_dma_error += 1;
+                self.stats.drops.rx_bad_port += 1;
             } else {
                 let checksum = if trust && d.l4_valid { RxChecksum::Verified } else { RxChecksum::Unverified };
-                self.stats.count_rx(mac, len, checksum);
-                sink(RxFrame { mac, data: &self.scratch[..len], checksum, segs: 1, seg_size: 0 });
+                let buf = u64::from(self.rx.buf(i));
+                match lro.as_deref_mut() {
+                    None => self.deliver(buf, len, mac, checksum, sink),
+                    Some(l) => self.deliver_through(l, buf, len, mac, checksum, sink),
+                }
             }
-            if self.rx.give(&self.p, self.rx_layout, i).is_err() {
+            // The buffer address never changes: handing the descriptor back rewrites one word.
+            if self.p.dma_write_words(desc + 4 * C::CTRL as u64, &fresh).is_err() {
                 // The descriptor stays the driver's; the ring shrinks by one until close.
+                self.rx.owner[i] = Owner::Driver;
                 self.stats.drops.rx_dma_error += 1;
             }
-            last = Some(i);
-            self.rx.next = (i + 1) % RX_RING;
+            i = (i + 1) % RX_RING;
             done += 1;
         }
-        if let (Some(i), Some(cpu)) = (last, pd.pcrx_ptr.at(0)) {
-            cpu.on(self.p.fe()).write_value(PdmaPcrxPtr(i as u32));
+        if done > 0 {
+            self.rx.next = i;
+            if let Some(cpu) = pd.pcrx_ptr.at(0) {
+                cpu.on(self.p.fe()).write_value(PdmaPcrxPtr(((i + RX_RING - 1) % RX_RING) as u32));
+            }
         }
         done
+    }
+
+    /// Copies the frame in `buf` out and hands it to `sink`.
+    #[inline(always)]
+    fn deliver(&mut self, buf: u64, len: usize, mac: u8, checksum: RxChecksum, sink: &mut dyn FnMut(RxFrame<'_>)) {
+        let Some(data) = self.scratch.get_mut(..len) else { return };
+        if self.p.dma_read(buf, data).is_err() {
+            self.stats.drops.rx_dma_error += 1;
+            return;
+        }
+        self.stats.count_rx(mac, len, checksum);
+        sink(RxFrame { mac, data, checksum, segs: 1, seg_size: 0 });
+    }
+
+    /// Offers the frame in `buf` to SoftLRO: reads its headers first, and when the fast path
+    /// takes it, copies only its payload, straight into the aggregate; otherwise reads the rest
+    /// and offers the whole frame.
+    #[inline(always)]
+    fn deliver_through(
+        &mut self,
+        lro: &mut SoftLro<'_>,
+        buf: u64,
+        len: usize,
+        mac: u8,
+        checksum: RxChecksum,
+        sink: &mut dyn FnMut(RxFrame<'_>),
+    ) {
+        let (head, rest) = self.scratch.split_at_mut(HEAD);
+        let h = len.min(HEAD);
+        if self.p.dma_read(buf, &mut head[..h]).is_err() {
+            self.stats.drops.rx_dma_error += 1;
+            return;
+        }
+        // Bytes of `head` past the frame are stale; the fast path looks only inside the frame.
+        let Some(first) = head.first_chunk() else { return };
+        if let Some(plan) = lro.fast_plan(mac, checksum, first, len) {
+            if self.p.dma_read(buf + plan.off as u64, lro.fast_room(&plan)).is_err() {
+                self.stats.drops.rx_dma_error += 1;
+                return;
+            }
+            self.stats.count_rx(mac, len, checksum);
+            return lro.fast_commit(&plan, 0, &mut |f, _| sink(f));
+        }
+        if len > h && self.p.dma_read(buf + h as u64, rest.get_mut(..len - h).unwrap_or_default()).is_err() {
+            self.stats.drops.rx_dma_error += 1;
+            return;
+        }
+        self.stats.count_rx(mac, len, checksum);
+        let data = self.scratch.get(..len).unwrap_or_default();
+        lro.push(RxFrame { mac, data, checksum, segs: 1, seg_size: 0 }, sink);
     }
 
     /// At close, with RX DMA off: counts frames received but not polled as dropped and takes

@@ -6,10 +6,10 @@
 //! cause; the ring keeps one descriptor free so a full ring never looks empty to the engine.
 //! TX checksum offload, TSO and multi-descriptor frames are in [`crate::tx_offload`].
 
-use crate::desc::{self, MAX_WORDS, TxDesc};
+use crate::desc::{self, TxCodec, TxDesc};
 use crate::eth::{BUF_SIZE, Eth, Owner, TX_RING};
 use crate::platform::{DmaError, Platform};
-use fe_regs::descriptors::DescriptorLayout;
+use fe_regs::descriptors::{DescriptorLayout, TxV1, TxV2};
 use fe_regs::values::{QdmaCrxPtr, QdmaCtxPtr};
 
 /// Why a frame was not queued (each is also counted in [`crate::stats::Drops`]).
@@ -139,28 +139,35 @@ impl<P: Platform> Eth<P> {
         if self.tx_room() == 0 && self.reclaim() == 0 {
             return Err(TxError::RingFull);
         }
-        let i = self.tx.head;
-        let buf = self.tx.buf(i);
-        let here = self.tx.addr(i);
-        let next = self.tx.addr(i + 1);
-        self.p.dma_write(u64::from(buf), frame).map_err(TxError::Dma)?;
+        match self.tx_layout {
+            DescriptorLayout::TxV2 => self.queue_one::<TxV2>(mac, queue, frame),
+            _ => self.queue_one::<TxV1>(mac, queue, frame),
+        }
+    }
+
+    /// Fills the next descriptor (layout `C`) with `frame` and hands it to the engine; the
+    /// caller checked the MAC, queue, length and room. The slot's buffer and next-descriptor
+    /// addresses were written when the ring was reset, so only the control words are.
+    #[inline(always)]
+    fn queue_one<C: TxCodec>(&mut self, mac: u8, queue: u8, frame: &[u8]) -> Result<(), TxError> {
+        let i = self.tx.head % TX_RING;
+        self.p.dma_write(u64::from(self.tx.buf(i)), frame).map_err(TxError::Dma)?;
         let d = TxDesc {
-            addr: buf,
-            next,
             len: frame.len() as u16,
             last: true,
-            owner_cpu: false,
             fport: mac + 1,
             qid: queue,
             csum: self.features.tx_checksum,
-            tso: false,
+            ..TxDesc::default()
         };
-        let (w, n) = desc::encode_tx(self.tx_layout, &d);
-        self.p.dma_write_words(u64::from(here), &w[..n]).map_err(TxError::Dma)?;
+        let w = C::ctrl(&d);
+        let here = self.tx.addr(i);
+        self.p.dma_write_words(u64::from(here) + 4 * C::LO as u64, &w[..C::N]).map_err(TxError::Dma)?;
         self.tx.owner[i] = Owner::Engine;
         self.tx.meta[i] = (mac, frame.len() as u16);
         self.tx.head = (i + 1) % TX_RING;
         self.tx.in_flight += 1;
+        let next = self.tx.addr(self.tx.head);
         self.soc.fe.qdma.ctx_ptr.on(self.p.fe()).write_value(QdmaCtxPtr(next));
         Ok(())
     }
@@ -182,6 +189,15 @@ impl<P: Platform> Eth<P> {
     /// release pointer to the engine's `drx_ptr`, checks each descriptor's owner bit, counts the
     /// frame as sent, and moves the release pointer. Returns how many were freed.
     pub fn reclaim(&mut self) -> usize {
+        match self.tx_layout {
+            DescriptorLayout::TxV2 => self.reclaim_in::<TxV2>(),
+            _ => self.reclaim_in::<TxV1>(),
+        }
+    }
+
+    /// [`Eth::reclaim`] for layout `C`: reads only each descriptor's owner word.
+    #[inline(always)]
+    fn reclaim_in<C: TxCodec>(&mut self) -> usize {
         if self.tx.in_flight == 0 {
             return 0;
         }
@@ -189,27 +205,28 @@ impl<P: Platform> Eth<P> {
         let drx = q.drx_ptr.on(self.p.fe()).read().0;
         let Some(done) = self.tx.index(drx) else { return 0 };
         let mut freed = 0;
-        while self.tx.released != done && self.tx.in_flight > 0 {
-            let i = (self.tx.released + 1) % TX_RING;
-            let mut w = [0u32; MAX_WORDS];
-            let n = desc::words(self.tx_layout);
-            if self.p.dma_read_words(u64::from(self.tx.addr(i)), &mut w[..n]).is_err()
-                || !desc::tx_owner_cpu(self.tx_layout, &w)
+        let mut i = self.tx.released % TX_RING;
+        while i != done && freed < self.tx.in_flight {
+            let next = (i + 1) % TX_RING;
+            let mut w = [0u32];
+            if self.p.dma_read_words(u64::from(self.tx.addr(next)) + 4 * C::OWNER as u64, &mut w).is_err()
+                || !C::owner_cpu(w[0])
             {
                 break;
             }
-            let (mac, len) = self.tx.meta[i];
+            let (mac, len) = self.tx.meta[next];
             if let Some(c) = self.stats.mac.get_mut(mac as usize).filter(|_| len > 0) {
                 c.tx_frames += 1;
                 c.tx_bytes += u64::from(len);
             }
-            self.tx.owner[i] = Owner::Driver;
-            self.tx.released = i;
-            self.tx.in_flight -= 1;
+            self.tx.owner[next] = Owner::Driver;
+            i = next;
             freed += 1;
         }
         if freed > 0 {
-            q.crx_ptr.on(self.p.fe()).write_value(QdmaCrxPtr(self.tx.addr(self.tx.released)));
+            self.tx.released = i;
+            self.tx.in_flight -= freed;
+            q.crx_ptr.on(self.p.fe()).write_value(QdmaCrxPtr(self.tx.addr(i)));
             q.int_status.on(self.p.fe()).write(|v| v.clear_tx_done());
         }
         freed

@@ -55,7 +55,10 @@ pub(crate) fn start(f: &mut Flow, slot: &mut [u8], frame: &RxFrame<'_>, seg: &Se
         verified: frame.checksum == RxChecksum::Verified,
         tag,
         addr_sum: csum::sum(src.get(addr_range(seg.l2_len, seg.v6)).unwrap_or_default()),
-        mask: super::fast::mask(seg),
+        expect: super::fast::Expect::after(seg, src),
+        fast_hsum: 0,
+        fast_tcp_len: 0,
+        fast_segs: 0,
     };
 }
 
@@ -112,6 +115,18 @@ pub(crate) fn append(f: &mut Flow, slot: &mut [u8], payload: &[u8], psum: u16, t
     f.tag = tag;
 }
 
+/// The sum of the payloads the fast path merged, from their segments' headers alone: each
+/// verified segment's pseudo-header, header (checksum field included) and payload sum to
+/// zero, so the payloads sum to minus the rest (every such payload starts at an even offset).
+fn fast_payload_sum(f: &Flow) -> u64 {
+    if f.fast_segs == 0 {
+        return 0;
+    }
+    let headers = u64::from(csum::fold(f.fast_hsum).swap_bytes());
+    let rest = headers + f.fast_segs * (f.addr_sum + csum::pseudo_rest(0)) + f.fast_tcp_len;
+    u64::from(!csum::fold(rest))
+}
+
 /// Rewrites the head's headers in `slot` for the aggregate (nothing to do for a lone head).
 pub(crate) fn finish(f: &Flow, slot: &mut [u8]) {
     if f.segs <= 1 {
@@ -141,6 +156,7 @@ pub(crate) fn finish(f: &Flow, slot: &mut [u8]) {
     let s = csum::sum(slot.get(addr_range(ip, f.v6)).unwrap_or_default())
         + csum::pseudo_rest(tcp_len)
         + csum::sum(slot.get(t..t + f.tcp_hlen).unwrap_or_default())
-        + f.payload_sum;
+        + f.payload_sum
+        + fast_payload_sum(f);
     put16(slot, t + 16, !csum::fold(s));
 }

@@ -160,7 +160,7 @@ fn grown_fits(f: &Flow, more: usize, slot_size: usize) -> bool {
 /// Closing rules after a segment (`flags`, `plen` payload bytes) was merged into `f`: PSH, a
 /// short segment, the segment cap, or no room for another segment of the head's size end the
 /// aggregate.
-#[inline]
+#[inline(always)]
 pub(crate) fn closes(f: &Flow, flags: u8, plen: usize, slot_size: usize) -> Option<FlushReason> {
     if flags & flags::PSH != 0 {
         Some(FlushReason::Push)

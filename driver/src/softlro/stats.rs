@@ -114,6 +114,8 @@ pub struct LroStats {
     pub segments_merged: u64,
     /// Unverified segments whose checksums software verified as good.
     pub sw_verified: u64,
+    /// Segments merged by the fast path (one masked header compare, payload copied once).
+    pub fast_merged: u64,
     flushes: [u64; FlushReason::COUNT],
     passed: [u64; PassReason::COUNT],
 }

@@ -68,8 +68,14 @@ pub(crate) struct Flow {
     pub tag: u64,
     /// Ones'-complement sum of the IP addresses (pseudo-header part).
     pub addr_sum: u64,
-    /// Which header bytes a later segment must repeat exactly (see `fast.rs`).
-    pub mask: super::fast::Mask,
+    /// What the next segment's headers must be for the fast path (see `fast.rs`).
+    pub expect: super::fast::Expect,
+    /// Little-endian sum of the TCP headers of the segments the fast path merged.
+    pub fast_hsum: u64,
+    /// Their TCP lengths (header + payload), summed.
+    pub fast_tcp_len: u64,
+    /// Segments the fast path merged.
+    pub fast_segs: u64,
 }
 
 impl Flow {
@@ -104,7 +110,10 @@ impl Flow {
         verified: false,
         tag: 0,
         addr_sum: 0,
-        mask: super::fast::Mask::NONE,
+        expect: super::fast::Expect::NONE,
+        fast_hsum: 0,
+        fast_tcp_len: 0,
+        fast_segs: 0,
     };
 
     /// Whether the slot holds an aggregate.
@@ -143,6 +152,13 @@ impl<'a> Table<'a> {
         let start = i * self.slot_size;
         let bytes = self.storage.get_mut(start..start + self.slot_size).unwrap_or_default();
         (&mut self.flows[i % MAX_FLOWS], bytes)
+    }
+
+    /// The `len` bytes after slot `i`'s aggregate (empty when they would not fit).
+    #[inline(always)]
+    pub(crate) fn room(&mut self, i: usize, len: usize) -> &mut [u8] {
+        let start = i * self.slot_size + self.flows[i % MAX_FLOWS].len;
+        self.storage.get_mut(start..start + len).unwrap_or_default()
     }
 
     /// Whether slot `i` holds the flow of `seg`.
