@@ -25,29 +25,39 @@ pub trait DmaMemory {
     /// Copies `data` to physical address `addr`.
     fn dma_write(&self, addr: u64, data: &[u8]) -> Result<(), DmaError>;
 
-    /// Reads `out.len()` little-endian 32-bit words (a descriptor) at `addr`.
+    /// Reads `out.len()` little-endian 32-bit words (descriptors) at `addr`.
     fn dma_read_words(&self, addr: u64, out: &mut [u32]) -> Result<(), DmaError> {
-        let mut bytes = [0u8; 32];
-        let len = out.len() * 4;
-        let buf = bytes.get_mut(..len).ok_or(DmaError { addr, len })?;
-        self.dma_read(addr, buf)?;
-        for (w, c) in out.iter_mut().zip(buf.chunks_exact(4)) {
-            *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        let mut at = addr;
+        for chunk in out.chunks_mut(WORDS_PER_ACCESS) {
+            let mut bytes = [0u8; WORDS_PER_ACCESS * 4];
+            let buf = bytes.get_mut(..chunk.len() * 4).unwrap_or_default();
+            self.dma_read(at, buf)?;
+            for (w, c) in chunk.iter_mut().zip(buf.chunks_exact(4)) {
+                *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
+            at += buf.len() as u64;
         }
         Ok(())
     }
 
-    /// Writes `words` as little-endian 32-bit words (a descriptor) at `addr`.
+    /// Writes `words` as little-endian 32-bit words (descriptors) at `addr`.
     fn dma_write_words(&self, addr: u64, words: &[u32]) -> Result<(), DmaError> {
-        let mut bytes = [0u8; 32];
-        let len = words.len() * 4;
-        let buf = bytes.get_mut(..len).ok_or(DmaError { addr, len })?;
-        for (c, w) in buf.chunks_exact_mut(4).zip(words) {
-            c.copy_from_slice(&w.to_le_bytes());
+        let mut at = addr;
+        for chunk in words.chunks(WORDS_PER_ACCESS) {
+            let mut bytes = [0u8; WORDS_PER_ACCESS * 4];
+            let buf = bytes.get_mut(..chunk.len() * 4).unwrap_or_default();
+            for (c, w) in buf.chunks_exact_mut(4).zip(chunk) {
+                c.copy_from_slice(&w.to_le_bytes());
+            }
+            self.dma_write(at, buf)?;
+            at += buf.len() as u64;
         }
-        self.dma_write(addr, buf)
+        Ok(())
     }
 }
+
+/// Words the default word accessors move per byte access (a 32-byte stack buffer).
+const WORDS_PER_ACCESS: usize = 8;
 
 /// Time for the driver: a monotonic clock and a busy-wait or sleeping delay.
 pub trait Clock {
@@ -67,4 +77,51 @@ pub trait Platform: DmaMemory + Clock {
     fn fe(&self) -> Self::Fe;
     /// The ETHSYS bus.
     fn ethsys(&self) -> Self::Ethsys;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::cell::RefCell;
+
+    /// 256 bytes of DMA memory at physical address 0x1000.
+    struct Mem(RefCell<[u8; 256]>);
+
+    impl DmaMemory for Mem {
+        fn dma_alloc(&self, _size: usize, _align: usize) -> Option<u64> {
+            None
+        }
+        fn dma_read(&self, addr: u64, out: &mut [u8]) -> Result<(), DmaError> {
+            let at = usize::try_from(addr - 0x1000).unwrap();
+            let m = self.0.borrow();
+            out.copy_from_slice(m.get(at..at + out.len()).ok_or(DmaError { addr, len: out.len() })?);
+            Ok(())
+        }
+        fn dma_write(&self, addr: u64, data: &[u8]) -> Result<(), DmaError> {
+            let at = usize::try_from(addr - 0x1000).unwrap();
+            let mut m = self.0.borrow_mut();
+            m.get_mut(at..at + data.len()).ok_or(DmaError { addr, len: data.len() })?.copy_from_slice(data);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn word_accessors_move_runs_longer_than_one_access() {
+        let m = Mem(RefCell::new([0; 256]));
+        let words: [u32; 21] = core::array::from_fn(|i| 0x0101_0101 * i as u32 + 7);
+        m.dma_write_words(0x1004, &words).unwrap();
+        let mut back = [0u32; 21];
+        m.dma_read_words(0x1004, &mut back).unwrap();
+        assert_eq!(back, words);
+        assert_eq!(m.0.borrow()[4..8], 7u32.to_le_bytes(), "little-endian in memory");
+    }
+
+    #[test]
+    fn word_accessors_report_the_access_that_failed() {
+        let m = Mem(RefCell::new([0; 256]));
+        let mut out = [0u32; 20];
+        // Words 0..16 (two accesses) are inside; the third (words 16..20, at 0x1100) is not.
+        let e = m.dma_read_words(0x10c0, &mut out).unwrap_err();
+        assert_eq!(e, DmaError { addr: 0x1100, len: 16 });
+    }
 }
