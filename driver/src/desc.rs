@@ -188,8 +188,6 @@ pub(crate) trait TxCodec {
     const N: usize;
     /// The word holding `owner_cpu`.
     const OWNER: usize;
-    /// Words per descriptor.
-    const WORDS: usize;
     /// The control words of `d`, from word [`TxCodec::LO`].
     fn ctrl(d: &TxDesc) -> [u32; MAX_WORDS];
     /// Whether control word `w` (word [`TxCodec::OWNER`]) says the CPU owns the descriptor.
@@ -218,7 +216,6 @@ macro_rules! tx_codec {
             const LO: usize = Self::SPAN.0;
             const N: usize = Self::SPAN.1 - Self::SPAN.0 + 1;
             const OWNER: usize = span($t::new().with_owner_cpu(true).words).0;
-            const WORDS: usize = $t::SIZE / 4;
             #[inline(always)]
             fn ctrl(d: &TxDesc) -> [u32; MAX_WORDS] {
                 let v = $t::new()

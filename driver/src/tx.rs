@@ -6,14 +6,11 @@
 //! cause; the ring keeps one descriptor free so a full ring never looks empty to the engine.
 //! TX checksum offload, TSO and multi-descriptor frames are in [`crate::tx_offload`].
 
-use crate::desc::{self, MAX_WORDS, TxCodec, TxDesc};
+use crate::desc::{self, TxCodec, TxDesc};
 use crate::eth::{BUF_SIZE, Eth, Owner, TX_RING};
 use crate::platform::{DmaError, Platform};
 use fe_regs::descriptors::{DescriptorLayout, TxV1, TxV2};
 use fe_regs::values::{QdmaCrxPtr, QdmaCtxPtr};
-
-/// Descriptors [`Eth::reclaim`] reads with one DMA access.
-const RECLAIM_RUN: usize = 32;
 
 /// Why a frame was not queued (each is also counted in [`crate::stats::Drops`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,8 +195,7 @@ impl<P: Platform> Eth<P> {
         }
     }
 
-    /// [`Eth::reclaim`] for layout `C`: reads the completed descriptors in runs of up to
-    /// [`RECLAIM_RUN`] with one DMA read each, and checks each one's owner bit.
+    /// [`Eth::reclaim`] for layout `C`: reads only each descriptor's owner word.
     #[inline(always)]
     fn reclaim_in<C: TxCodec>(&mut self) -> usize {
         if self.tx.in_flight == 0 {
@@ -210,30 +206,22 @@ impl<P: Platform> Eth<P> {
         let Some(done) = self.tx.index(drx) else { return 0 };
         let mut freed = 0;
         let mut i = self.tx.released % TX_RING;
-        let mut w = [0u32; RECLAIM_RUN * MAX_WORDS];
-        'runs: while i != done && freed < self.tx.in_flight {
-            let first = (i + 1) % TX_RING;
-            // Up to `done`, without crossing the end of the ring.
-            let last = if done >= first { done } else { TX_RING - 1 };
-            let n = (last - first + 1).min(RECLAIM_RUN).min(self.tx.in_flight - freed);
-            let words = w.get_mut(..n * C::WORDS).unwrap_or_default();
-            if self.p.dma_read_words(u64::from(self.tx.addr(first)), words).is_err() {
+        while i != done && freed < self.tx.in_flight {
+            let next = (i + 1) % TX_RING;
+            let mut w = [0u32];
+            if self.p.dma_read_words(u64::from(self.tx.addr(next)) + 4 * C::OWNER as u64, &mut w).is_err()
+                || !C::owner_cpu(w[0])
+            {
                 break;
             }
-            for (k, d) in words.chunks_exact(C::WORDS).enumerate() {
-                if !d.get(C::OWNER).is_some_and(|o| C::owner_cpu(*o)) {
-                    break 'runs;
-                }
-                let j = (first + k) % TX_RING;
-                let (mac, len) = self.tx.meta[j];
-                if let Some(c) = self.stats.mac.get_mut(mac as usize).filter(|_| len > 0) {
-                    c.tx_frames += 1;
-                    c.tx_bytes += u64::from(len);
-                }
-                self.tx.owner[j] = Owner::Driver;
-                i = j;
-                freed += 1;
+            let (mac, len) = self.tx.meta[next];
+            if let Some(c) = self.stats.mac.get_mut(mac as usize).filter(|_| len > 0) {
+                c.tx_frames += 1;
+                c.tx_bytes += u64::from(len);
             }
+            self.tx.owner[next] = Owner::Driver;
+            i = next;
+            freed += 1;
         }
         if freed > 0 {
             self.tx.released = i;
