@@ -35,5 +35,5 @@ pub use platform::{Clock, DmaError, DmaMemory, Platform};
 pub use rx::{RxChecksum, RxFrame};
 pub use shaping::UserPort;
 pub use stats::{Drops, MacCounters, Stats};
-pub use tx::TxError;
+pub use tx::{Burst, TxError};
 pub use tx_offload::TxMeta;

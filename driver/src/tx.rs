@@ -35,6 +35,16 @@ pub enum TxError {
     BadTso,
 }
 
+/// What [`Eth::xmit_burst`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+pub struct Burst {
+    /// Frames queued, from the first.
+    pub queued: usize,
+    /// Why the frame after them was not, if the burst stopped early.
+    pub stopped: Option<TxError>,
+}
+
 /// The TX ring and its buffers, with who owns each.
 #[derive(Debug)]
 pub(crate) struct TxRing {
@@ -140,16 +150,68 @@ impl<P: Platform> Eth<P> {
             return Err(TxError::RingFull);
         }
         match self.tx_layout {
-            DescriptorLayout::TxV2 => self.queue_one::<TxV2>(mac, queue, frame),
-            _ => self.queue_one::<TxV1>(mac, queue, frame),
+            DescriptorLayout::TxV2 => self.fill_one::<TxV2>(mac, queue, frame)?,
+            _ => self.fill_one::<TxV1>(mac, queue, frame)?,
         }
+        self.kick();
+        Ok(())
     }
 
-    /// Fills the next descriptor (layout `C`) with `frame` and hands it to the engine; the
-    /// caller checked the MAC, queue, length and room. The slot's buffer and next-descriptor
-    /// addresses were written when the ring was reset, so only the control words are.
+    /// Queues `frames` in order on MAC `mac`'s queue `queue` and rings the engine's doorbell
+    /// once at the end (Linux's `xmit_more`, DPDK's `tx_burst`). Stops at the first frame that
+    /// cannot be queued: that frame and the ones after it are not taken (nothing is counted for
+    /// them; the caller keeps them, to retry after [`Eth::reclaim`] or to drop), and
+    /// [`Burst::stopped`] says why.
+    pub fn xmit_burst(&mut self, mac: u8, queue: u8, frames: &[&[u8]]) -> Burst {
+        let b = match self.tx_layout {
+            DescriptorLayout::TxV2 => self.burst_in::<TxV2>(mac, queue, frames),
+            _ => self.burst_in::<TxV1>(mac, queue, frames),
+        };
+        self.stats.tx_submitted += b.queued as u64;
+        if b.queued > 0 {
+            self.kick();
+        }
+        b
+    }
+
+    /// [`Eth::xmit_burst`] for layout `C`, without the doorbell.
     #[inline(always)]
-    fn queue_one<C: TxCodec>(&mut self, mac: u8, queue: u8, frame: &[u8]) -> Result<(), TxError> {
+    fn burst_in<C: TxCodec>(&mut self, mac: u8, queue: u8, frames: &[&[u8]]) -> Burst {
+        let Some(first) = frames.first() else { return Burst { queued: 0, stopped: None } };
+        if self.tx_ready & 1u8.checked_shl(u32::from(mac)).unwrap_or(0) == 0 {
+            return Burst { queued: 0, stopped: Some(self.tx_refusal(mac, queue, first.len())) };
+        }
+        if queue >= self.soc.caps.tx_queues {
+            return Burst { queued: 0, stopped: Some(TxError::BadQueue) };
+        }
+        for (queued, frame) in frames.iter().enumerate() {
+            let stop = if frame.is_empty() || frame.len() > BUF_SIZE {
+                Some(TxError::BadLength)
+            } else if self.tx_room() == 0 && self.reclaim() == 0 {
+                Some(TxError::RingFull)
+            } else {
+                self.fill_one::<C>(mac, queue, frame).err()
+            };
+            if stop.is_some() {
+                return Burst { queued, stopped: stop };
+            }
+        }
+        Burst { queued: frames.len(), stopped: None }
+    }
+
+    /// Tells the engine about every descriptor filled so far (the CPU TX pointer).
+    #[inline(always)]
+    fn kick(&mut self) {
+        let next = self.tx.addr(self.tx.head);
+        self.soc.fe.qdma.ctx_ptr.on(self.p.fe()).write_value(QdmaCtxPtr(next));
+    }
+
+    /// Fills the next descriptor (layout `C`) with `frame` and hands it to the engine (which
+    /// sees it at the next [`Eth::kick`]); the caller checked the MAC, queue, length and room.
+    /// The slot's buffer and next-descriptor addresses were written when the ring was reset,
+    /// so only the control words are.
+    #[inline(always)]
+    fn fill_one<C: TxCodec>(&mut self, mac: u8, queue: u8, frame: &[u8]) -> Result<(), TxError> {
         let i = self.tx.head % TX_RING;
         self.p.dma_write(u64::from(self.tx.buf(i)), frame).map_err(TxError::Dma)?;
         let d = TxDesc {
@@ -167,8 +229,6 @@ impl<P: Platform> Eth<P> {
         self.tx.meta[i] = (mac, frame.len() as u16);
         self.tx.head = (i + 1) % TX_RING;
         self.tx.in_flight += 1;
-        let next = self.tx.addr(self.tx.head);
-        self.soc.fe.qdma.ctx_ptr.on(self.p.fe()).write_value(QdmaCtxPtr(next));
         Ok(())
     }
 

@@ -297,3 +297,43 @@ fn close_returns_every_buffer_and_open_works_again() {
         assert_eq!(report.leaked.total(), 0);
     });
 }
+
+#[test]
+fn a_burst_rings_the_doorbell_once_and_stops_at_the_first_frame_it_cannot_take() {
+    each_board(|name, sim, eth| {
+        let mac = links_up(eth)[0];
+        let ctx = eth.soc().fe.qdma.ctx_ptr.offset();
+        let mut stream = TcpStream::bulk(false, None);
+        let frames: Vec<Vec<u8>> = (0..40).map(|_| stream.next_segment()).collect();
+        let refs: Vec<&[u8]> = frames.iter().map(Vec::as_slice).collect();
+        let before = sim.fe().read32(ctx as usize);
+        let b = eth.xmit_burst(mac, 0, &refs);
+        assert_eq!((b.queued, b.stopped), (40, None), "{name}");
+        assert_ne!(sim.fe().read32(ctx as usize), before, "{name}: one doorbell after the burst");
+        sim.advance(5_000_000);
+        eth.reclaim();
+        let sent: Vec<Vec<u8>> = sim.take_sent(usize::from(mac)).into_iter().map(|(_, f)| f).collect();
+        assert_eq!(sent, frames, "{name}: every frame, in order");
+        // A bad frame in the middle: the ones before it go, it and the rest are not taken.
+        let bad = [0u8; 4000];
+        let mixed: Vec<&[u8]> = vec![refs[0], refs[1], &bad, refs[2]];
+        let submitted = eth.stats().tx_submitted;
+        let b = eth.xmit_burst(mac, 0, &mixed);
+        assert_eq!((b.queued, b.stopped), (2, Some(TxError::BadLength)), "{name}");
+        assert_eq!(eth.stats().tx_submitted, submitted + 2, "{name}: only what was taken counts");
+        assert_eq!(eth.stats().drops.tx_bad_length, 0, "{name}: frames not taken are not drops");
+        // A full ring stops the burst; nothing is lost or counted twice.
+        let many: Vec<&[u8]> = (0..2 * fe_driver::eth::TX_RING).map(|k| refs[k % 40]).collect();
+        let b = eth.xmit_burst(mac, 0, &many);
+        assert!(b.queued > 0 && b.queued < many.len(), "{name}: {b:?}");
+        assert_eq!(b.stopped, Some(TxError::RingFull), "{name}");
+        sim.advance(50_000_000);
+        while eth.reclaim() > 0 {}
+        let s = *eth.stats();
+        assert_eq!(s.tx_submitted, s.tx_frames() + s.drops.tx_total(), "{name}: nothing lost");
+        // Nothing to send, or a MAC that cannot send: nothing taken.
+        assert_eq!(eth.xmit_burst(mac, 0, &[]).queued, 0);
+        eth.link_down(mac).unwrap();
+        assert_eq!(eth.xmit_burst(mac, 0, &refs[..3]).stopped, Some(TxError::LinkDown), "{name}");
+    });
+}

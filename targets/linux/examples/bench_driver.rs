@@ -5,7 +5,7 @@
 //! the driver's functions. `scripts/bench-driver` runs it under callgrind, collecting only inside
 //! `xmit`, `reclaim` and `poll`, for two frame counts, and reports the difference per frame.
 //!
-//! Usage: `bench_driver tx|rx|rxsoft FRAME_BYTES N` (`rxsoft`: RX through SoftLRO, one bulk
+//! Usage: `bench_driver tx|txburst|rx|rxsoft FRAME_BYTES N` (`rxsoft`: RX through SoftLRO, one bulk
 //! TCP flow, so every frame is merged).
 
 use fe_driver::dt;
@@ -143,7 +143,7 @@ fn main() {
     let (mode, len, n) = match args.as_slice() {
         [_, m, l, n] => (m.clone(), l.parse::<usize>().expect("FRAME_BYTES"), n.parse::<usize>().expect("N")),
         _ => {
-            eprintln!("usage: bench_driver tx|rx|rxsoft FRAME_BYTES N");
+            eprintln!("usage: bench_driver tx|txburst|rx|rxsoft FRAME_BYTES N");
             std::process::exit(2);
         }
     };
@@ -174,25 +174,34 @@ fn main() {
     let frame = frames[0].clone();
     let mut sink_bytes = 0usize;
     match mode.as_str() {
-        "tx" => {
-            for i in 0..n {
-                if eth.xmit(0, 0, &frame).is_err() {
-                    panic!("ring full at {i}");
-                }
-                if i % 32 == 31 {
-                    // The "engine": complete every queued descriptor, then the driver reclaims.
-                    let (mut d, ctx) = (reg(fe.qdma.dtx_ptr.offset()), reg(fe.qdma.ctx_ptr.offset()));
-                    let mut last = d;
-                    while d != ctx {
-                        let a = u64::from(d);
-                        wr(&mem, a + 8, rd(&mem, a + 8) | 1 << 31);
-                        last = d;
-                        d = rd(&mem, a + 4);
+        "tx" | "txburst" => {
+            // `tx`: one `xmit` (and doorbell) per frame; `txburst`: one `xmit_burst` of 32.
+            let burst: Vec<&[u8]> = vec![&frame; 32];
+            let mut i = 0;
+            while i < n {
+                if mode == "tx" {
+                    for _ in 0..32.min(n - i) {
+                        if eth.xmit(0, 0, &frame).is_err() {
+                            panic!("ring full at {i}");
+                        }
                     }
-                    set(fe.qdma.dtx_ptr.offset(), ctx);
-                    set(fe.qdma.drx_ptr.offset(), last);
-                    eth.reclaim();
+                } else {
+                    let b = eth.xmit_burst(0, 0, &burst[..32.min(n - i)]);
+                    assert!(b.stopped.is_none(), "burst stopped at {i}: {b:?}");
                 }
+                i += 32;
+                // The "engine": complete every queued descriptor, then the driver reclaims.
+                let (mut d, ctx) = (reg(fe.qdma.dtx_ptr.offset()), reg(fe.qdma.ctx_ptr.offset()));
+                let mut last = d;
+                while d != ctx {
+                    let a = u64::from(d);
+                    wr(&mem, a + 8, rd(&mem, a + 8) | 1 << 31);
+                    last = d;
+                    d = rd(&mem, a + 4);
+                }
+                set(fe.qdma.dtx_ptr.offset(), ctx);
+                set(fe.qdma.drx_ptr.offset(), last);
+                eth.reclaim();
             }
         }
         "rx" | "rxsoft" => {
