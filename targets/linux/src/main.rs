@@ -57,6 +57,82 @@ enum Command {
         #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=fe_driver::softlro::MAX_FLOWS as u64))]
         flows: u64,
     },
+    /// The driver on the simulated chip as Linux interfaces: a TAP with IFF_VNET_HDR per enabled
+    /// MAC in namespace PREFIX-dut, its wire connected to a peer TAP in PREFIX-peer (root only;
+    /// runs until SIGINT/SIGTERM, then removes what it created).
+    Netdev {
+        /// The board's device tree (.dtb or .dts).
+        #[arg(long)]
+        dtb: PathBuf,
+        /// Simulated time: locked to the wall clock (real link speed) or as fast as the host goes.
+        #[arg(long, value_enum, default_value = "wire")]
+        pace: PaceArg,
+        /// Namespaces PREFIX-dut and PREFIX-peer, control socket /run/fe/PREFIX.sock.
+        #[arg(long, default_value = "fe")]
+        netns_prefix: String,
+        /// Give MAC N's interfaces 10.77.N.1/24 and fd77:0:0:N::1/64 (peer: .2 and ::2).
+        #[arg(long)]
+        addr: bool,
+        /// RX poll interval in simulated microseconds (interrupt moderation).
+        #[arg(long, default_value_t = fe_linux::run::POLL_NS / 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        poll_us: u64,
+    },
+    /// Change a feature of a running `fe netdev` (through its control socket).
+    Ctl {
+        /// The run's namespace prefix (its socket is /run/fe/PREFIX.sock).
+        #[arg(long, default_value = "fe")]
+        netns_prefix: String,
+        /// The control socket (instead of the one the prefix names).
+        #[arg(long)]
+        socket: Option<PathBuf>,
+        #[command(subcommand)]
+        what: CtlWhat,
+    },
+    /// Counters of a running `fe netdev`: the driver's ethtool -S per MAC, the TAP bridge's, SoftLRO's.
+    Stats {
+        /// The run's namespace prefix (its socket is /run/fe/PREFIX.sock).
+        #[arg(long, default_value = "fe")]
+        netns_prefix: String,
+        /// The control socket (instead of the one the prefix names).
+        #[arg(long)]
+        socket: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// What `fe ctl` changes.
+#[derive(Subcommand)]
+enum CtlWhat {
+    /// RX checksum offload (reaches the GDMA's checksum bits).
+    RxCsum {
+        /// on or off.
+        #[arg(value_enum)]
+        state: OnOff,
+    },
+    /// Receive coalescing: off, SoftLRO, or hardware LRO (SoCs that have it).
+    Lro {
+        /// off, soft or hw.
+        #[arg(value_enum)]
+        mode: Lro,
+    },
+    /// Hardware LRO's destination rule of a MAC (`none` clears it); `--addr` sets 10.77.MAC.1.
+    LroDst {
+        /// MAC id.
+        mac: u8,
+        /// IPv4 destination address, or none.
+        dst: String,
+    },
+}
+
+/// How `fe netdev` moves simulated time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum PaceArg {
+    /// Locked to the wall clock: links run at their real speed.
+    Wire,
+    /// As fast as the host moves frames.
+    None,
 }
 
 /// `on` or `off`.
@@ -130,9 +206,58 @@ fn main_job() -> ExitCode {
     if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
 }
 
+/// Prints a control-socket answer or the error; the exit code.
+fn ctl_answer(r: Result<String, String>) -> ExitCode {
+    match r {
+        Ok(body) => {
+            print!("{body}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The control socket `--socket` or the prefix names.
+fn ctl_socket(prefix: &str, socket: Option<PathBuf>) -> PathBuf {
+    socket.unwrap_or_else(|| fe_linux::netdev::ctl::socket_path(prefix))
+}
+
 fn main() -> ExitCode {
     let Some(command) = Cli::parse().command else { return main_job() };
     match command {
+        Command::Netdev { dtb, pace, netns_prefix, addr, poll_us } => {
+            use fe_linux::netdev::pace::Pace;
+            let pace = match pace {
+                PaceArg::Wire => Pace::Wire,
+                PaceArg::None => Pace::None,
+            };
+            let opts = fe_linux::netdev::Options { dtb, pace, prefix: netns_prefix, addr, poll_ns: poll_us * 1000 };
+            match fe_linux::netdev::run(&opts) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Command::Ctl { netns_prefix, socket, what } => {
+            use fe_linux::netdev::ctl::{self, Request};
+            let req = match what {
+                CtlWhat::RxCsum { state } => Ok(Request::RxCsum(state == OnOff::On)),
+                CtlWhat::Lro { mode } => Ok(Request::Lro(mode.into())),
+                CtlWhat::LroDst { mac, dst } => ctl::parse_request(&format!("lro-dst {mac} {dst}")),
+            };
+            let path = ctl_socket(&netns_prefix, socket);
+            ctl_answer(req.and_then(|r| ctl::request(&path, &r)))
+        }
+        Command::Stats { netns_prefix, socket, json } => {
+            use fe_linux::netdev::ctl::{self, Request};
+            let path = ctl_socket(&netns_prefix, socket);
+            ctl_answer(ctl::request(&path, &Request::Stats { json }))
+        }
         Command::Run { dtb, rx_csum, lro, json } => {
             let bytes = match fe_linux::dtc::load(&dtb) {
                 Ok(b) => b,

@@ -1,0 +1,470 @@
+//! The bridge between the TAP interfaces and the driver on the simulated chip: one event loop
+//! that reads frames from Linux into the driver's TX path, from the peers onto the MACs' wires,
+//! moves simulated time, polls RX (with coalescing) up to Linux, reclaims TX buffers, and
+//! serves the control socket.
+
+use super::ctl::{Request, Server};
+use super::frame;
+use super::pace::{Clock, QUIET_NS};
+use super::stats::{LoopCounters, MacCounters, object};
+use super::sys::{self, Interest};
+use super::tap::{Tap, plain};
+use super::vnet::{self, HDR_LEN, TxPlan, UpKind, VnetHdr};
+use fe_driver::eth::{BUF_SIZE, Eth, Features, LroMode, TX_RING};
+use fe_driver::ethtool::MIB_NAMES;
+use fe_driver::rx::{RxChecksum, RxFrame};
+use fe_driver::softlro::SoftLro;
+use fe_driver::tx_offload::TxMeta;
+use fe_sim::Sim;
+use fe_sim::driver_platform::SimPlatform;
+use serde_json::{Value, json};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::time::Instant;
+
+/// Frames read from one TAP before the loop turns to other work.
+const READ_BATCH: usize = 64;
+/// RX poll budget (a NAPI budget); the loop polls again while a poll uses all of it.
+const BUDGET: usize = 64;
+/// Wire time of frames from a peer queued ahead of the MAC before the loop stops reading that
+/// peer (its kernel queues the rest): about 80 full frames at 1 Gbit/s.
+const MAX_WIRE_BACKLOG_NS: u64 = 1_000_000;
+/// Read buffer: a virtio-net header and the largest GSO frame Linux sends, with room to spare.
+const READ_BUF: usize = HDR_LEN + 70_000;
+
+/// One MAC with its two TAPs.
+pub struct Port {
+    /// MAC id.
+    pub mac: u8,
+    /// Its TX queue.
+    pub queue: u8,
+    /// Link speed, Mbit/s.
+    pub speed: u32,
+    /// The driver's netdev.
+    pub host: Tap,
+    /// The link partner.
+    pub peer: Tap,
+    /// Counters.
+    pub c: MacCounters,
+    buf: Vec<u8>,
+    /// Length of a frame in `buf` waiting for room in the TX ring.
+    pending: Option<usize>,
+    /// When the last frame injected from the peer has fully arrived (simulated ns).
+    wire_in_busy: u64,
+}
+
+impl Port {
+    /// A port for MAC `mac`.
+    #[must_use]
+    pub fn new(mac: u8, queue: u8, speed: u32, host: Tap, peer: Tap) -> Port {
+        Port {
+            mac,
+            queue,
+            speed,
+            host,
+            peer,
+            c: MacCounters::default(),
+            buf: vec![0; READ_BUF],
+            pending: None,
+            wire_in_busy: 0,
+        }
+    }
+}
+
+/// What the run is, for `fe stats`.
+#[derive(Clone, Debug)]
+pub struct RunInfo {
+    /// Board file name.
+    pub board: String,
+    /// SoC name.
+    pub soc: &'static str,
+}
+
+/// The driver, the chip, the TAPs and the loop's state.
+pub struct Bridge<'a> {
+    sim: &'a Sim,
+    /// The driver.
+    pub eth: Eth<SimPlatform<'a>>,
+    lro: SoftLro<'a>,
+    /// The MACs with their TAPs.
+    pub ports: Vec<Port>,
+    clock: Clock,
+    /// Loop counters.
+    pub loops: LoopCounters,
+    info: RunInfo,
+    started: Instant,
+    seg_buf: Vec<u8>,
+    peer_buf: Vec<u8>,
+    last_moved: u64,
+}
+
+/// Writes one received frame up to its MAC's TAP with the virtio-net header it needs.
+fn deliver(ports: &mut [Port], loops: &mut LoopCounters, f: RxFrame<'_>) {
+    let Some(p) = ports.iter_mut().find(|p| p.mac == f.mac) else {
+        loops.rx_no_port += 1;
+        return;
+    };
+    let (up, kind) = vnet::rx_header(f.data, f.checksum == RxChecksum::Verified, f.segs, f.seg_size);
+    let hdr = up.hdr.encode();
+    let r = match up.patch {
+        Some((at, bytes)) => p.host.write(&[&hdr, &f.data[..at], &bytes, &f.data[at + 2..]]),
+        None => p.host.write(&[&hdr, f.data]),
+    };
+    if r.is_err() {
+        p.c.host_write_errors += 1;
+        return;
+    }
+    let c = &mut p.c;
+    c.host_rx_frames += 1;
+    c.host_rx_bytes += f.data.len() as u64;
+    c.host_rx_segments += u64::from(f.segs.max(1));
+    c.host_rx_tcp_payload_bytes += frame::parse(f.data).map_or(0, |h| h.tcp_payload() as u64);
+    match kind {
+        UpKind::Gso => c.host_rx_gso += 1,
+        UpKind::Verified => c.host_rx_verified += 1,
+        UpKind::Unverified => c.host_rx_unverified += 1,
+    }
+}
+
+impl<'a> Bridge<'a> {
+    /// A bridge over an open driver, with its coalescer and clock.
+    #[must_use]
+    pub fn new(
+        sim: &'a Sim,
+        eth: Eth<SimPlatform<'a>>,
+        lro: SoftLro<'a>,
+        ports: Vec<Port>,
+        clock: Clock,
+        info: RunInfo,
+    ) -> Bridge<'a> {
+        let now = sim.now();
+        Bridge {
+            sim,
+            eth,
+            lro,
+            ports,
+            clock,
+            loops: LoopCounters::default(),
+            info,
+            started: Instant::now(),
+            seg_buf: Vec::new(),
+            peer_buf: vec![0; READ_BUF],
+            last_moved: now,
+        }
+    }
+
+    /// Sends the frame waiting in port `i`'s buffer (`len` bytes with its header) through the
+    /// driver; false when the TX ring has no room for it (the frame stays, counted as a backoff).
+    fn send_host_frame(&mut self, i: usize, len: usize) -> bool {
+        let Bridge { eth, ports, seg_buf, .. } = self;
+        let p = &mut ports[i];
+        let Some(hdr) = VnetHdr::decode(&p.buf[..len]) else {
+            p.c.tx_refused += 1;
+            return true;
+        };
+        let frame = &mut p.buf[HDR_LEN..len];
+        let plan = vnet::tx_plan(&hdr, frame);
+        let needed = match plan {
+            TxPlan::EngineTso { .. } => frame.len().div_ceil(BUF_SIZE),
+            TxPlan::SoftSegment { mss } => {
+                frame::parse(frame).map_or(1, |h| h.tcp_payload().div_ceil(usize::from(mss)).max(1))
+            }
+            TxPlan::Refuse(_) => 0,
+            _ => 1,
+        };
+        if needed > TX_RING - 1 {
+            p.c.tx_refused += 1;
+            return true;
+        }
+        if eth.tx_room() < needed {
+            eth.reclaim();
+            if eth.tx_room() < needed {
+                p.c.tx_ring_backoff += 1;
+                return false;
+            }
+        }
+        let (mac, q) = (p.mac, p.queue);
+        let c = &mut p.c;
+        c.host_tx_frames += 1;
+        c.host_tx_bytes += frame.len() as u64;
+        let plain = TxMeta { csum: false, tso_mss: None };
+        let ok = match plan {
+            TxPlan::Plain => {
+                c.tx_plain += 1;
+                eth.xmit_with(mac, q, frame, plain).is_ok()
+            }
+            TxPlan::EngineCsum => {
+                c.tx_engine_csum += 1;
+                eth.xmit_with(mac, q, frame, TxMeta { csum: true, tso_mss: None }).is_ok()
+            }
+            TxPlan::SoftCsum { start, offset } => {
+                c.tx_soft_csum += 1;
+                frame::complete_checksum(frame, start, offset) && eth.xmit_with(mac, q, frame, plain).is_ok()
+            }
+            TxPlan::EngineTso { mss } => {
+                c.tx_engine_tso += 1;
+                eth.xmit_tso(mac, q, frame, mss).is_ok()
+            }
+            TxPlan::SoftSegment { mss } => {
+                c.tx_soft_segmented += 1;
+                let mut all = true;
+                let cut = frame::segment_tcp(frame, usize::from(mss), seg_buf, &mut |seg| {
+                    all &= eth.xmit_with(mac, q, seg, plain).is_ok();
+                });
+                cut.is_some() && all
+            }
+            TxPlan::Refuse(_) => {
+                c.tx_refused += 1;
+                return true;
+            }
+        };
+        if !ok {
+            c.tx_xmit_errors += 1;
+        }
+        true
+    }
+
+    /// Reads frames Linux sent on port `i`'s TAP into the driver until none waits, a batch is
+    /// done, or the TX ring is full (the frame in hand waits).
+    fn read_host(&mut self, i: usize) -> Result<(), String> {
+        if let Some(len) = self.ports[i].pending {
+            if !self.send_host_frame(i, len) {
+                return Ok(());
+            }
+            self.ports[i].pending = None;
+        }
+        for _ in 0..READ_BATCH {
+            let p = &mut self.ports[i];
+            let n = match p.host.read(&mut p.buf) {
+                Ok(Some(n)) => n,
+                Ok(None) => break,
+                Err(e) => return Err(format!("read {}: {}", p.host.name(), plain(&e))),
+            };
+            if !self.send_host_frame(i, n) {
+                self.ports[i].pending = Some(n);
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Wire time queued ahead of port `i`'s MAC from its peer.
+    fn wire_backlog(&self, i: usize) -> u64 {
+        self.ports[i].wire_in_busy.saturating_sub(self.sim.now())
+    }
+
+    /// Reads frames the peer of port `i` sent onto the wire, while the wire's backlog allows.
+    fn read_peer(&mut self, i: usize) -> Result<(), String> {
+        for _ in 0..READ_BATCH {
+            if self.wire_backlog(i) >= MAX_WIRE_BACKLOG_NS {
+                break;
+            }
+            let p = &mut self.ports[i];
+            let n = match p.peer.read(&mut self.peer_buf) {
+                Ok(Some(n)) => n,
+                Ok(None) => break,
+                Err(e) => return Err(format!("read {}: {}", p.peer.name(), plain(&e))),
+            };
+            // The peer's MAC pads short frames (ARP) to the Ethernet minimum; a TAP does not.
+            let mut f = self.peer_buf[..n].to_vec();
+            fe_sim::packet::pad_to_min(&mut f);
+            let now = self.sim.now();
+            p.wire_in_busy = p.wire_in_busy.max(now) + fe_sim::wire::frame_time_ns(f.len(), p.speed);
+            p.c.wire_rx_frames += 1;
+            p.c.wire_rx_bytes += n as u64;
+            self.sim.send_to_mac(usize::from(p.mac), f);
+        }
+        Ok(())
+    }
+
+    /// One simulation step: time moves by the poll interval, frames that left the MACs go to
+    /// the peers, RX is polled up to Linux, TX buffers are reclaimed and waiting frames sent.
+    /// Returns whether anything moved.
+    fn step(&mut self) -> bool {
+        self.sim.advance(self.clock.step_ns());
+        self.loops.steps += 1;
+        let mut moved = false;
+        for p in &mut self.ports {
+            for (_, f) in self.sim.take_sent(usize::from(p.mac)) {
+                moved = true;
+                p.c.wire_tx_frames += 1;
+                p.c.wire_tx_bytes += f.len() as u64;
+                p.c.wire_tx_tcp_payload_bytes += frame::parse(&f).map_or(0, |h| h.tcp_payload() as u64);
+                if p.peer.write(&[&f]).is_err() {
+                    p.c.peer_write_errors += 1;
+                }
+            }
+        }
+        let Bridge { eth, lro, ports, loops, .. } = self;
+        loop {
+            let n = eth.poll_coalesced(BUDGET, lro, &mut |f| deliver(ports, loops, f));
+            moved |= n > 0;
+            if n < BUDGET {
+                break;
+            }
+        }
+        moved |= self.eth.reclaim() > 0;
+        for i in 0..self.ports.len() {
+            if let Some(len) = self.ports[i].pending
+                && self.send_host_frame(i, len)
+            {
+                self.ports[i].pending = None;
+                moved = true;
+            }
+        }
+        if moved {
+            self.last_moved = self.sim.now();
+        }
+        moved
+    }
+
+    /// Whether nothing is in flight: no frame waits for the ring, the ring is empty, the wires
+    /// are idle and nothing moved for [`QUIET_NS`].
+    fn quiet(&self) -> bool {
+        let now = self.sim.now();
+        self.ports.iter().all(|p| p.pending.is_none() && p.wire_in_busy <= now)
+            && self.eth.tx_room() == TX_RING - 1
+            && now.saturating_sub(self.last_moved) >= QUIET_NS
+    }
+
+    /// Runs until SIGINT or SIGTERM arrives on `signals` (returns its number) or a TAP fails.
+    pub fn run(&mut self, signals: &OwnedFd, ctl: &mut Server) -> Result<u32, String> {
+        sys::set_timer_slack(1_000);
+        let mut ready = Vec::new();
+        loop {
+            self.loops.iterations += 1;
+            let quiet = self.quiet();
+            let ctl_fds = ctl.fds();
+            let mut fds = vec![Interest { fd: signals.as_raw_fd(), read: true }];
+            fds.extend(ctl_fds.iter().map(|&fd| Interest { fd, read: true }));
+            let first_tap = fds.len();
+            for i in 0..self.ports.len() {
+                let p = &self.ports[i];
+                fds.push(Interest { fd: p.host.raw_fd(), read: p.pending.is_none() });
+                fds.push(Interest { fd: p.peer.raw_fd(), read: self.wire_backlog(i) < MAX_WIRE_BACKLOG_NS });
+            }
+            let timeout = self.clock.wait_for(self.sim.now(), quiet);
+            if timeout.is_none() {
+                self.loops.quiet_waits += 1;
+            }
+            sys::wait(&fds, timeout, &mut ready).map_err(|e| format!("ppoll: {}", plain(&e)))?;
+            if ready[0]
+                && let Some(sig) = sys::read_signal(signals.as_fd()).map_err(|e| format!("signalfd: {}", plain(&e)))?
+            {
+                return Ok(sig);
+            }
+            if ready[1..first_tap].iter().any(|r| *r) {
+                let served = ctl.serve(&mut |r| self.handle(r));
+                self.loops.ctl_requests += served as u64;
+            }
+            if quiet {
+                // Nothing was in flight: jump to the wall clock (paced) before taking new frames.
+                let at = self.clock.resume_at(self.sim.now());
+                self.sim.advance(at - self.sim.now());
+                self.last_moved = self.sim.now();
+            }
+            for i in 0..self.ports.len() {
+                if ready[first_tap + 2 * i] || self.ports[i].pending.is_some() {
+                    self.read_host(i)?;
+                }
+                if ready[first_tap + 2 * i + 1] {
+                    self.read_peer(i)?;
+                }
+            }
+            let backlog = (0..self.ports.len()).map(|i| self.wire_backlog(i)).max().unwrap_or(0);
+            let steps = self.clock.steps_due(self.sim.now(), backlog);
+            for _ in 0..steps {
+                self.step();
+            }
+        }
+    }
+
+    /// Answers one control request.
+    pub fn handle(&mut self, r: Request) -> Result<String, String> {
+        let f = self.eth.features();
+        let set = |eth: &mut Eth<SimPlatform<'a>>, nf: Features| {
+            eth.set_features(nf).map_err(|e| format!("set_features: {e:?}")).map(|()| String::new())
+        };
+        match r {
+            Request::RxCsum(on) => set(&mut self.eth, Features { rx_checksum: on, ..f }),
+            Request::Lro(m) => {
+                if m == LroMode::Hw && self.eth.soc().caps.hw_lro.is_none() {
+                    return Err(format!("{} has no hardware LRO (use soft)", self.eth.soc().name));
+                }
+                set(&mut self.eth, Features { lro: m, ..f })
+            }
+            Request::LroDst { mac, dst } => {
+                self.eth.set_lro_rule(mac, 0, dst).map_err(|e| format!("set_lro_rule: {e:?}")).map(|()| String::new())
+            }
+            Request::Stats { json } => {
+                let v = self.stats_json();
+                Ok(if json {
+                    format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+                } else {
+                    super::stats::text(&v)
+                })
+            }
+        }
+    }
+
+    /// Every counter: the driver's `ethtool -S` per MAC and device-wide, the bridge's, SoftLRO's.
+    pub fn stats_json(&mut self) -> Value {
+        let f = self.eth.features();
+        let mut device = serde_json::Map::new();
+        let mut macs = Vec::new();
+        for i in 0..self.ports.len() {
+            let mac = self.ports[i].mac;
+            let mut per_mac = serde_json::Map::new();
+            self.eth.ethtool_stats(mac, &mut |name, v| {
+                if MIB_NAMES.contains(&name) || name.starts_with("sw_") {
+                    per_mac.insert(name.to_string(), json!(v));
+                } else {
+                    device.insert(name.to_string(), json!(v));
+                }
+            });
+            let p = &self.ports[i];
+            macs.push(json!({
+                "id": mac, "host": p.host.name(), "peer": p.peer.name(), "link_mbps": p.speed,
+                "ethtool": Value::Object(per_mac), "netdev": object(&p.c.pairs()),
+            }));
+        }
+        let l = self.lro.stats();
+        json!({
+            "board": self.info.board,
+            "soc": self.info.soc,
+            "pace": self.clock.pace().name(),
+            "sim_time_ns": self.sim.now(),
+            "uptime_ms": self.started.elapsed().as_millis() as u64,
+            "max_lag_us": self.clock.max_lag_ns / 1000,
+            "violations": self.sim.violations().len(),
+            "features": {
+                "rx_checksum": f.rx_checksum, "tx_checksum": f.tx_checksum, "tso": f.tso,
+                "lro": crate::run::lro_name(f.lro),
+            },
+            "macs": macs,
+            "device": Value::Object(device),
+            "softlro": {
+                "frames_in": l.frames_in, "frames_out": l.frames_out, "aggregates_out": l.aggregates_out,
+                "segments_merged": l.segments_merged, "sw_verified": l.sw_verified,
+            },
+            "loop": object(&self.loops.pairs()),
+        })
+    }
+
+    /// Stops the driver, counting what was in flight; the report's text.
+    pub fn close(&mut self) -> Result<String, String> {
+        let r = self.eth.close().map_err(|e| format!("close: {e:?}"))?;
+        if r.leaked.total() != 0 {
+            return Err(format!("close left buffers with the engine: {:?}", r.leaked));
+        }
+        Ok(format!(
+            "driver closed: {} buffers returned ({} RX, {} TX, {} free-queue), none leaked; {} TX frames dropped, {} RX frames dropped at close; {} illegal accesses seen by the model",
+            r.returned.total(),
+            r.returned.rx,
+            r.returned.tx,
+            r.returned.fq,
+            r.tx_dropped,
+            r.rx_dropped,
+            self.sim.violations().len()
+        ))
+    }
+}
