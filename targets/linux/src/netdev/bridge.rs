@@ -5,7 +5,7 @@
 
 use super::ctl::{Request, Server};
 use super::frame;
-use super::pace::{Clock, QUIET_NS};
+use super::pace::{Clock, QUIET_NS, UNPACED_MAX_INTERVALS, UNPACED_MAX_INTERVALS_HW_LRO};
 use super::stats::{LoopCounters, MacCounters, object};
 use super::sys::{self, Interest};
 use super::tap::{Tap, plain};
@@ -276,11 +276,11 @@ impl<'a> Bridge<'a> {
         Ok(())
     }
 
-    /// One simulation step: time moves by the poll interval, frames that left the MACs go to
+    /// One simulation step: time moves by `ns`, frames that left the MACs go to
     /// the peers, RX is polled up to Linux, TX buffers are reclaimed and waiting frames sent.
     /// Returns whether anything moved.
-    fn step(&mut self) -> bool {
-        self.sim.advance(self.clock.step_ns());
+    fn step(&mut self, ns: u64) -> bool {
+        self.sim.advance(ns);
         self.loops.steps += 1;
         let mut moved = false;
         for p in &mut self.ports {
@@ -371,9 +371,14 @@ impl<'a> Bridge<'a> {
                 }
             }
             let backlog = (0..self.ports.len()).map(|i| self.wire_backlog(i)).max().unwrap_or(0);
-            let steps = self.clock.steps_due(self.sim.now(), backlog);
+            let max = if self.eth.features().lro == LroMode::Hw {
+                UNPACED_MAX_INTERVALS_HW_LRO
+            } else {
+                UNPACED_MAX_INTERVALS
+            };
+            let (steps, each) = self.clock.steps_due(self.sim.now(), backlog, max);
             for _ in 0..steps {
-                self.step();
+                self.step(each);
             }
         }
     }
