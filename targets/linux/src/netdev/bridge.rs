@@ -153,7 +153,7 @@ impl<'a> Bridge<'a> {
     }
 
     /// Sends the frame waiting in port `i`'s buffer (`len` bytes with its header) through the
-    /// driver; false when the TX ring has no room for it (the frame stays, counted as a backoff).
+    /// driver; false when the TX ring has no room for it (the frame stays for a later try).
     fn send_host_frame(&mut self, i: usize, len: usize) -> bool {
         let Bridge { eth, ports, seg_buf, .. } = self;
         let p = &mut ports[i];
@@ -178,7 +178,6 @@ impl<'a> Bridge<'a> {
         if eth.tx_room() < needed {
             eth.reclaim();
             if eth.tx_room() < needed {
-                p.c.tx_ring_backoff += 1;
                 return false;
             }
         }
@@ -241,6 +240,7 @@ impl<'a> Bridge<'a> {
             };
             if !self.send_host_frame(i, n) {
                 self.ports[i].pending = Some(n);
+                self.ports[i].c.tx_ring_backoff += 1;
                 break;
             }
         }

@@ -43,7 +43,7 @@ counters! {
         tx_refused,
         /// Frames the driver refused (its drop counters say why).
         tx_xmit_errors,
-        /// Times a frame had to wait for room in the TX ring (it was kept, not dropped).
+        /// Frames that had to wait for room in the TX ring (kept and sent later, not dropped).
         tx_ring_backoff,
         /// Frames the MAC put on the wire, written to the peer TAP.
         wire_tx_frames,
