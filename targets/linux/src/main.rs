@@ -59,7 +59,8 @@ enum Command {
     },
     /// The driver on the simulated chip as Linux interfaces: a TAP with IFF_VNET_HDR per enabled
     /// MAC in namespace PREFIX-dut, its wire connected to a peer TAP in PREFIX-peer (root only;
-    /// runs until SIGINT/SIGTERM, then removes what it created).
+    /// runs until SIGINT/SIGTERM, then removes what it created). Each MAC's wire goes straight to
+    /// its peer (a DSA switch behind a MAC is not modelled here).
     Netdev {
         /// The board's device tree (.dtb or .dts).
         #[arg(long)]

@@ -85,6 +85,9 @@ pub fn preflight() -> Result<(), String> {
 /// Runs `fe netdev` until SIGINT/SIGTERM; everything it created is removed before it returns,
 /// on errors too. Progress goes to stdout (`ready` once the interfaces are up).
 pub fn run(opts: &Options) -> Result<(), String> {
+    if !ns::valid_prefix(&opts.prefix) {
+        return Err(format!("bad --netns-prefix {:?} (letters, digits, - and _ only)", opts.prefix));
+    }
     preflight()?;
     let bytes = crate::dtc::load(&opts.dtb)?;
     let board = opts.dtb.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -145,12 +148,12 @@ pub fn run(opts: &Options) -> Result<(), String> {
     println!("board {board} ({}), pace {}, control socket {}", soc.name, opts.pace.name(), ctl.path().display());
     for p in &ports {
         let addrs = if opts.addr {
-            ns::addresses(p.mac).map(|(d, q)| format!("{d} <-> {q}")).join(", ")
+            format!(", {}", ns::addresses(p.mac).map(|(d, q)| format!("{d} <-> {q}")).join(", "))
         } else {
             String::new()
         };
         println!(
-            "mac {}: {}/{} <-> {}/{}, {} Mbit/s, TX queue {} {addrs}",
+            "mac {}: {}/{} <-> {}/{}, {} Mbit/s, TX queue {}{addrs}",
             p.mac,
             namespaces.dut,
             p.host.name(),
