@@ -19,7 +19,7 @@ use fe_sim::Sim;
 use fe_sim::driver_platform::SimPlatform;
 use serde_json::{Value, json};
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Frames read from one TAP before the loop turns to other work.
 const READ_BATCH: usize = 64;
@@ -95,6 +95,8 @@ pub struct Bridge<'a> {
     seg_buf: Vec<u8>,
     peer_buf: Vec<u8>,
     last_moved: u64,
+    fds: Vec<Interest>,
+    ready: Vec<bool>,
 }
 
 /// Writes one received frame up to its MAC's TAP with the virtio-net header it needs.
@@ -149,6 +151,8 @@ impl<'a> Bridge<'a> {
             seg_buf: Vec::new(),
             peer_buf: vec![0; READ_BUF],
             last_moved: now,
+            fds: Vec::new(),
+            ready: Vec::new(),
         }
     }
 
@@ -329,58 +333,94 @@ impl<'a> Bridge<'a> {
     /// Runs until SIGINT or SIGTERM arrives on `signals` (returns its number) or a TAP fails.
     pub fn run(&mut self, signals: &OwnedFd, ctl: &mut Server) -> Result<u32, String> {
         sys::set_timer_slack(1_000);
-        let mut ready = Vec::new();
         loop {
-            self.loops.iterations += 1;
-            let quiet = self.quiet();
-            let ctl_fds = ctl.fds();
-            let mut fds = vec![Interest { fd: signals.as_raw_fd(), read: true }];
-            fds.extend(ctl_fds.iter().map(|&fd| Interest { fd, read: true }));
-            let first_tap = fds.len();
-            for i in 0..self.ports.len() {
-                let p = &self.ports[i];
-                fds.push(Interest { fd: p.host.raw_fd(), read: p.pending.is_none() });
-                fds.push(Interest { fd: p.peer.raw_fd(), read: self.wire_backlog(i) < MAX_WIRE_BACKLOG_NS });
-            }
-            let timeout = self.clock.wait_for(self.sim.now(), quiet);
-            if timeout.is_none() {
-                self.loops.quiet_waits += 1;
-            }
-            sys::wait(&fds, timeout, &mut ready).map_err(|e| format!("ppoll: {}", plain(&e)))?;
-            if ready[0]
-                && let Some(sig) = sys::read_signal(signals.as_fd()).map_err(|e| format!("signalfd: {}", plain(&e)))?
-            {
+            if let Some(sig) = self.turn(Some(signals), Some(&mut *ctl), None)? {
                 return Ok(sig);
             }
-            if ready[1..first_tap].iter().any(|r| *r) {
-                let served = ctl.serve(&mut |r| self.handle(r));
-                self.loops.ctl_requests += served as u64;
+        }
+    }
+
+    /// One turn of the event loop: waits for a descriptor (at most `max_wait`, and not at all
+    /// while frames are in flight unpaced), serves the control socket, reads the TAPs and runs
+    /// the simulation steps that are due. Returns the signal that arrived on `signals`, if any.
+    pub fn turn(
+        &mut self,
+        signals: Option<&OwnedFd>,
+        ctl: Option<&mut Server>,
+        max_wait: Option<Duration>,
+    ) -> Result<Option<u32>, String> {
+        self.loops.iterations += 1;
+        let quiet = self.quiet();
+        let mut fds = std::mem::take(&mut self.fds);
+        fds.clear();
+        fds.extend(signals.map(|s| Interest { fd: s.as_raw_fd(), read: true }));
+        let first_ctl = fds.len();
+        fds.extend(ctl.iter().flat_map(|c| c.fds()).map(|fd| Interest { fd, read: true }));
+        let first_tap = fds.len();
+        for i in 0..self.ports.len() {
+            let p = &self.ports[i];
+            fds.push(Interest { fd: p.host.raw_fd(), read: p.pending.is_none() });
+            fds.push(Interest { fd: p.peer.raw_fd(), read: self.wire_backlog(i) < MAX_WIRE_BACKLOG_NS });
+        }
+        let timeout = match (self.clock.wait_for(self.sim.now(), quiet), max_wait) {
+            (None, m) => m,
+            (Some(t), m) => Some(m.map_or(t, |m| t.min(m))),
+        };
+        if timeout.is_none() {
+            self.loops.quiet_waits += 1;
+        }
+        let mut ready = std::mem::take(&mut self.ready);
+        let waited = sys::wait(&fds, timeout, &mut ready).map_err(|e| format!("ppoll: {}", plain(&e)));
+        self.fds = fds;
+        let result = waited.and_then(|_| self.after_wait(&ready, signals, ctl, first_ctl, first_tap, quiet));
+        self.ready = ready;
+        result
+    }
+
+    /// The rest of [`Bridge::turn`], once the wait said which descriptors are ready.
+    fn after_wait(
+        &mut self,
+        ready: &[bool],
+        signals: Option<&OwnedFd>,
+        ctl: Option<&mut Server>,
+        first_ctl: usize,
+        first_tap: usize,
+        quiet: bool,
+    ) -> Result<Option<u32>, String> {
+        if let Some(s) = signals
+            && ready[0]
+            && let Some(sig) = sys::read_signal(s.as_fd()).map_err(|e| format!("signalfd: {}", plain(&e)))?
+        {
+            return Ok(Some(sig));
+        }
+        if let Some(ctl) = ctl
+            && ready[first_ctl..first_tap].iter().any(|r| *r)
+        {
+            let served = ctl.serve(&mut |r| self.handle(r));
+            self.loops.ctl_requests += served as u64;
+        }
+        if quiet {
+            // Nothing was in flight: jump to the wall clock (paced) before taking new frames.
+            let at = self.clock.resume_at(self.sim.now());
+            self.sim.advance(at - self.sim.now());
+            self.last_moved = self.sim.now();
+        }
+        for i in 0..self.ports.len() {
+            if ready[first_tap + 2 * i] || self.ports[i].pending.is_some() {
+                self.read_host(i)?;
             }
-            if quiet {
-                // Nothing was in flight: jump to the wall clock (paced) before taking new frames.
-                let at = self.clock.resume_at(self.sim.now());
-                self.sim.advance(at - self.sim.now());
-                self.last_moved = self.sim.now();
-            }
-            for i in 0..self.ports.len() {
-                if ready[first_tap + 2 * i] || self.ports[i].pending.is_some() {
-                    self.read_host(i)?;
-                }
-                if ready[first_tap + 2 * i + 1] {
-                    self.read_peer(i)?;
-                }
-            }
-            let backlog = (0..self.ports.len()).map(|i| self.wire_backlog(i)).max().unwrap_or(0);
-            let max = if self.eth.features().lro == LroMode::Hw {
-                UNPACED_MAX_INTERVALS_HW_LRO
-            } else {
-                UNPACED_MAX_INTERVALS
-            };
-            let (steps, each) = self.clock.steps_due(self.sim.now(), backlog, max);
-            for _ in 0..steps {
-                self.step(each);
+            if ready[first_tap + 2 * i + 1] {
+                self.read_peer(i)?;
             }
         }
+        let backlog = (0..self.ports.len()).map(|i| self.wire_backlog(i)).max().unwrap_or(0);
+        let max =
+            if self.eth.features().lro == LroMode::Hw { UNPACED_MAX_INTERVALS_HW_LRO } else { UNPACED_MAX_INTERVALS };
+        let (steps, each) = self.clock.steps_due(self.sim.now(), backlog, max);
+        for _ in 0..steps {
+            self.step(each);
+        }
+        Ok(None)
     }
 
     /// Answers one control request.

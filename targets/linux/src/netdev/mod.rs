@@ -68,6 +68,30 @@ pub fn peer_name(mac: u8) -> String {
     format!("fe-peer{mac}")
 }
 
+/// Brings the driver up on `sim` for the probed board `plat` (named `board` in errors), as
+/// `fe run` does: fixed links at their speed, open, and every MAC without a fixed link (an SFP
+/// cage, a PHY) linked up at its PHY mode's natural speed.
+pub fn bring_up<'a>(board: &str, plat: &dt::Platform<'_>, sim: &'a Sim) -> Result<Eth<SimPlatform<'a>>, String> {
+    for m in plat.enabled_macs() {
+        if let Some(speed) = m.link.fixed_speed() {
+            sim.set_link_speed(m.id as usize, speed);
+        }
+    }
+    let mut eth = Eth::new(plat.soc, plat, SimPlatform(sim)).map_err(|e| format!("{board}: {e:?}"))?;
+    eth.open().map_err(|e| format!("{board}: open: {e:?}"))?;
+    for m in plat.enabled_macs().filter(|m| m.link.fixed_speed().is_none()) {
+        let speed = match m.phy_mode {
+            "2500base-x" => 2500,
+            "mii" | "rmii" => 100,
+            _ => 1000,
+        };
+        sim.set_link_speed(m.id as usize, speed);
+        eth.link_up(m.id, LinkState { speed, duplex: Duplex::Full, pause: true })
+            .map_err(|e| format!("{board}: link up mac {}: {e:?}", m.id))?;
+    }
+    Ok(eth)
+}
+
 /// Checks that this process can run `fe netdev` before anything is created: the TUN device
 /// opens and the process is root. The error says what is missing.
 pub fn preflight() -> Result<(), String> {
@@ -99,24 +123,7 @@ pub fn run(opts: &Options) -> Result<(), String> {
 
     let soc = plat.soc;
     let sim = Sim::new(soc);
-    for m in plat.enabled_macs() {
-        if let Some(speed) = m.link.fixed_speed() {
-            sim.set_link_speed(m.id as usize, speed);
-        }
-    }
-    let mut eth = Eth::new(soc, &plat, SimPlatform(&sim)).map_err(|e| format!("{board}: {e:?}"))?;
-    eth.open().map_err(|e| format!("{board}: open: {e:?}"))?;
-    // MACs without a fixed link come up at their PHY mode's natural speed, as in `fe run`.
-    for m in plat.enabled_macs().filter(|m| m.link.fixed_speed().is_none()) {
-        let speed = match m.phy_mode {
-            "2500base-x" => 2500,
-            "mii" | "rmii" => 100,
-            _ => 1000,
-        };
-        sim.set_link_speed(m.id as usize, speed);
-        eth.link_up(m.id, LinkState { speed, duplex: Duplex::Full, pause: true })
-            .map_err(|e| format!("{board}: link up mac {}: {e:?}", m.id))?;
-    }
+    let mut eth = bring_up(&board, &plat, &sim)?;
 
     let tun = tap::tun_device();
     let dut_ns = ns::Namespaces::open(&namespaces.dut)?;

@@ -97,6 +97,14 @@ impl Tap {
         Ok(Tap { fd, name: got, role })
     }
 
+    /// Wraps a descriptor that already carries one frame per read and write: a TAP opened
+    /// elsewhere, or a datagram socket standing in for one (the bridge's tests run without root
+    /// that way). It should be non-blocking.
+    #[must_use]
+    pub fn from_fd(fd: OwnedFd, name: &str, role: Role) -> Tap {
+        Tap { fd, name: name.to_string(), role }
+    }
+
     /// The interface name.
     #[must_use]
     pub fn name(&self) -> &str {

@@ -1,0 +1,300 @@
+//! The TAP bridge of `fe netdev` without root: datagram socket pairs stand in for the TAPs (one
+//! frame per read and write, as a TAP), the test plays both Linux stacks. Frames Linux would
+//! send go through the driver's TX path onto the simulated wire; frames from the wire come up
+//! with the virtio-net headers Linux needs, and completing their checksums as Linux would gives
+//! valid frames.
+
+use fe_driver::dt;
+use fe_driver::softlro::SoftLro;
+use fe_linux::netdev::bridge::{Bridge, Port, RunInfo};
+use fe_linux::netdev::ctl::Request;
+use fe_linux::netdev::frame;
+use fe_linux::netdev::pace::{Clock, Pace};
+use fe_linux::netdev::tap::{Role, Tap};
+use fe_linux::netdev::vnet::{F_NEEDS_CSUM, GSO_NONE, GSO_TCPV4, GSO_TCPV6, HDR_LEN, VnetHdr};
+use fe_sim::Sim;
+use fe_sim::packet::{self, TcpStream};
+use std::os::unix::net::UnixDatagram;
+use std::time::Duration;
+
+/// The test's ends of one MAC's two TAPs: what Linux on the driver's side and the peer see.
+struct Ends {
+    host: UnixDatagram,
+    peer: UnixDatagram,
+}
+
+fn pair() -> (UnixDatagram, UnixDatagram) {
+    let (a, b) = UnixDatagram::pair().unwrap();
+    a.set_nonblocking(true).unwrap();
+    b.set_nonblocking(true).unwrap();
+    (a, b)
+}
+
+/// Runs `f` with a bridge over `board` (unpaced) and the ends of MAC 0; closes the driver after
+/// and checks nothing leaked and the model saw nothing illegal.
+fn with_bridge(board: &str, f: impl FnOnce(&mut Bridge<'_>, &Ends)) {
+    let dtb = fe_linux::dtc::load(&fe_linux::dtc::dts_dir().join(board)).unwrap();
+    let plat = dt::probe(&dtb).unwrap();
+    let sim = Sim::new(plat.soc);
+    let eth = fe_linux::netdev::bring_up(board, &plat, &sim).unwrap();
+    let m = eth.mac(0).copied().unwrap();
+    let (host_bridge, host) = pair();
+    let (peer_bridge, peer) = pair();
+    let ports = vec![Port::new(
+        0,
+        m.queue,
+        m.link.unwrap().speed,
+        Tap::from_fd(host_bridge.into(), "test-host0", Role::Host),
+        Tap::from_fd(peer_bridge.into(), "test-peer0", Role::Peer),
+    )];
+    let mut storage = vec![0u8; 8 * 65536];
+    let lro = SoftLro::new(&mut storage, 8);
+    let clock = Clock::new(Pace::None, fe_linux::run::POLL_NS, sim.now());
+    let info = RunInfo { board: board.to_string(), soc: plat.soc.name };
+    let mut bridge = Bridge::new(&sim, eth, lro, ports, clock, info);
+    f(&mut bridge, &Ends { host, peer });
+    let closed = bridge.close().unwrap();
+    assert!(closed.contains("none leaked") && closed.contains("0 illegal accesses"), "{closed}");
+}
+
+fn turns(b: &mut Bridge<'_>, n: usize) {
+    for _ in 0..n {
+        b.turn(None, None, Some(Duration::from_millis(1))).unwrap();
+    }
+}
+
+fn drain(s: &UnixDatagram) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; 70_000];
+    while let Ok(n) = s.recv(&mut buf) {
+        out.push(buf[..n].to_vec());
+    }
+    out
+}
+
+/// Turns the bridge until `want` frames reached `s` (at most `limit` turns).
+fn collect(b: &mut Bridge<'_>, s: &UnixDatagram, want: usize, limit: usize) -> Vec<Vec<u8>> {
+    let mut got = Vec::new();
+    for _ in 0..limit {
+        turns(b, 1);
+        got.extend(drain(s));
+        if got.len() >= want {
+            break;
+        }
+    }
+    got
+}
+
+/// A frame as Linux hands it over with a partial checksum: the field holds the pseudo-header sum.
+fn partial(full: &[u8]) -> (VnetHdr, Vec<u8>) {
+    let h = frame::parse(full).unwrap();
+    let mut f = full.to_vec();
+    let field = h.l4 + frame::TCP_CSUM_OFFSET;
+    f[field..field + 2].copy_from_slice(&frame::fold(frame::pseudo_sum(full, &h)).to_be_bytes());
+    let hdr = VnetHdr {
+        flags: F_NEEDS_CSUM,
+        csum_start: h.l4 as u16,
+        csum_offset: frame::TCP_CSUM_OFFSET as u16,
+        hdr_len: h.tcp_headers_end().unwrap() as u16,
+        ..VnetHdr::default()
+    };
+    (hdr, f)
+}
+
+fn send_host(e: &Ends, hdr: &VnetHdr, f: &[u8]) -> bool {
+    let mut d = hdr.encode().to_vec();
+    d.extend_from_slice(f);
+    e.host.send(&d).is_ok()
+}
+
+fn payload(f: &[u8]) -> &[u8] {
+    let p = packet::parse(f).unwrap();
+    &f[p.payload_offset..p.payload_offset + p.payload_len]
+}
+
+#[test]
+fn gso_frames_from_linux_leave_the_wire_as_checksummed_segments() {
+    for (v6, gso) in [(false, GSO_TCPV4), (true, GSO_TCPV6)] {
+        with_bridge("mt7621-router.dts", |b, e| {
+            // The MSS of a 1500-byte MTU with timestamps.
+            let mss = if v6 { 1428 } else { 1448 };
+            let big = TcpStream::bulk(v6, None).next_segment_with(20_000);
+            let (mut hdr, f) = partial(&big);
+            hdr.gso_type = gso;
+            hdr.gso_size = mss as u16;
+            assert!(send_host(e, &hdr, &f));
+            let n = 20_000usize.div_ceil(mss);
+            let wire = collect(b, &e.peer, n, 200);
+            assert_eq!(wire.len(), n, "20000 bytes in {mss}-byte segments");
+            let mut joined = Vec::new();
+            for w in &wire {
+                assert!(w.len() <= 1514);
+                assert_eq!(packet::l4_checksum_ok(w), Some(true));
+                if !v6 {
+                    assert_eq!(packet::ipv4_checksum_ok(w), Some(true));
+                }
+                joined.extend_from_slice(payload(w));
+            }
+            assert_eq!(joined, payload(&big));
+            let c = b.ports[0].c;
+            assert_eq!((c.host_tx_frames, c.tx_engine_tso, c.wire_tx_frames), (1, 1, n as u64));
+            assert_eq!(c.wire_tx_tcp_payload_bytes, 20_000);
+        });
+    }
+}
+
+#[test]
+fn partial_checksums_from_linux_are_completed_by_the_engine() {
+    with_bridge("mt7986a-bpi-r3.dts", |b, e| {
+        let full = TcpStream::bulk(false, None).next_segment();
+        let (hdr, f) = partial(&full);
+        assert_ne!(f, full);
+        assert!(send_host(e, &hdr, &f));
+        assert!(send_host(e, &VnetHdr::default(), &full), "a complete frame goes as it is");
+        let wire = collect(b, &e.peer, 2, 100);
+        assert_eq!(wire, vec![full.clone(), full]);
+        let c = b.ports[0].c;
+        assert_eq!((c.tx_engine_csum, c.tx_plain), (1, 1));
+    });
+}
+
+/// Feeds `n` bulk segments from the peer and returns what came up to Linux, each with its header.
+fn receive(b: &mut Bridge<'_>, e: &Ends, n: usize) -> Vec<(VnetHdr, Vec<u8>)> {
+    let mut s = TcpStream::bulk(false, None);
+    for _ in 0..n {
+        e.peer.send(&s.next_segment()).unwrap();
+    }
+    let mut up = Vec::new();
+    let mut segs = 0;
+    for _ in 0..200 {
+        turns(b, 1);
+        for d in drain(&e.host) {
+            let hdr = VnetHdr::decode(&d).unwrap();
+            let f = d[HDR_LEN..].to_vec();
+            segs += if hdr.gso_type == GSO_NONE { 1 } else { payload(&f).len().div_ceil(usize::from(hdr.gso_size)) };
+            up.push((hdr, f));
+        }
+        if segs >= n {
+            break;
+        }
+    }
+    up
+}
+
+/// What Linux makes of a frame written with `hdr`: the completed checksum for NEEDS_CSUM.
+fn as_linux_sees(hdr: &VnetHdr, f: &[u8]) -> Vec<u8> {
+    let mut f = f.to_vec();
+    if hdr.flags & F_NEEDS_CSUM != 0 {
+        assert!(frame::complete_checksum(&mut f, usize::from(hdr.csum_start), usize::from(hdr.csum_offset)));
+    }
+    f
+}
+
+#[test]
+fn frames_from_the_wire_come_up_as_linux_needs_them() {
+    for (board, lro) in [("mt7621-router.dts", "off"), ("mt7621-router.dts", "soft"), ("mt7623n-bpi-r2.dts", "hw")] {
+        for rx_csum in [true, false] {
+            with_bridge(board, |b, e| {
+                if lro == "hw" {
+                    // The bulk stream's destination, like `fe ctl lro-dst`.
+                    let first = TcpStream::bulk(false, None).next_segment();
+                    let dst =
+                        packet::parse(&first).and_then(|p| p.ip).map(|ip| [ip.dst[0], ip.dst[1], ip.dst[2], ip.dst[3]]);
+                    b.handle(Request::LroDst { mac: 0, dst }).unwrap();
+                }
+                b.handle(Request::RxCsum(rx_csum)).unwrap();
+                let mode = match lro {
+                    "off" => fe_driver::LroMode::Off,
+                    "soft" => fe_driver::LroMode::Soft,
+                    _ => fe_driver::LroMode::Hw,
+                };
+                b.handle(Request::Lro(mode)).unwrap();
+                let up = receive(b, e, 40);
+                let tag = format!("{board} lro {lro} rx-csum {rx_csum}");
+                let mut bytes = 0;
+                for (hdr, f) in &up {
+                    let seen = as_linux_sees(hdr, f);
+                    assert_eq!(packet::l4_checksum_ok(&seen), Some(true), "{tag}: {hdr:?}");
+                    assert_eq!(packet::ipv4_checksum_ok(&seen), Some(true), "{tag}");
+                    bytes += payload(&seen).len();
+                    if hdr.gso_type != GSO_NONE {
+                        assert_eq!(hdr.gso_type, GSO_TCPV4, "{tag}");
+                        assert_eq!(hdr.gso_size, 1448, "{tag}");
+                        assert_eq!(hdr.flags, F_NEEDS_CSUM, "{tag}");
+                    } else if rx_csum {
+                        assert_eq!(hdr.flags, F_NEEDS_CSUM, "{tag}: verified by the hardware");
+                    } else {
+                        assert_eq!(hdr.flags, 0, "{tag}: Linux checks it");
+                        assert_eq!(&seen, f, "{tag}: untouched");
+                    }
+                }
+                assert_eq!(bytes, 40 * 1448, "{tag}: every byte once");
+                let gso = up.iter().filter(|(h, _)| h.gso_type != GSO_NONE).count();
+                // Hardware LRO merges only verified segments; SoftLRO merges what it leaves.
+                assert_eq!(gso > 0, lro != "off", "{tag}: {} frames up, {gso} GSO", up.len());
+                if lro == "off" {
+                    assert_eq!(up.len(), 40, "{tag}");
+                }
+                let c = b.ports[0].c;
+                assert_eq!(c.host_rx_segments, 40, "{tag}");
+                assert_eq!(c.host_rx_tcp_payload_bytes, 40 * 1448, "{tag}");
+            });
+        }
+    }
+}
+
+#[test]
+fn a_full_tx_ring_holds_frames_back_and_drops_none() {
+    with_bridge("mt7621-router.dts", |b, e| {
+        let mut s = TcpStream::bulk(false, None);
+        let (frames, size) = (40, 60_000);
+        let mut written = 0;
+        let mut pending: Option<Vec<u8>> = None;
+        let mut wire = 0;
+        for _ in 0..5000 {
+            while written < frames {
+                let d = pending.take().unwrap_or_else(|| {
+                    let (mut hdr, f) = partial(&s.next_segment_with(size));
+                    hdr.gso_type = GSO_TCPV4;
+                    hdr.gso_size = 1448;
+                    let mut d = hdr.encode().to_vec();
+                    d.extend_from_slice(&f);
+                    d
+                });
+                if e.host.send(&d).is_err() {
+                    pending = Some(d);
+                    break;
+                }
+                written += 1;
+            }
+            turns(b, 1);
+            wire += drain(&e.peer).len();
+            if written == frames && wire == frames * size.div_ceil(1448) {
+                break;
+            }
+        }
+        assert_eq!(wire, frames * size.div_ceil(1448), "every segment of every frame reached the peer");
+        let c = b.ports[0].c;
+        assert!(c.tx_ring_backoff > 0, "the ring filled up: {c:?}");
+        assert_eq!(c.tx_xmit_errors + c.tx_refused, 0);
+        assert_eq!(b.eth.stats().drops.tx_total(), 0);
+    });
+}
+
+#[test]
+fn stats_answer_in_text_and_json_and_refuse_what_the_soc_lacks() {
+    with_bridge("mt7986a-bpi-r3.dts", |b, _| {
+        let text = b.handle(Request::Stats { json: false }).unwrap();
+        assert!(text.contains("mac 0 (test-host0 <-> test-peer0, 2500 Mbit/s):"), "{text}");
+        assert!(text.contains("    rx_csum_verified: 0\n"), "{text}");
+        let json: serde_json::Value = serde_json::from_str(&b.handle(Request::Stats { json: true }).unwrap()).unwrap();
+        assert_eq!(json["soc"], "mt7986");
+        assert_eq!(json["features"]["lro"], "off");
+        assert_eq!(json["macs"][0]["netdev"]["tx_ring_backoff"], 0);
+        let e = b.handle(Request::Lro(fe_driver::LroMode::Hw)).unwrap_err();
+        assert!(e.contains("no hardware LRO"), "{e}");
+        b.handle(Request::Lro(fe_driver::LroMode::Soft)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&b.handle(Request::Stats { json: true }).unwrap()).unwrap();
+        assert_eq!(json["features"]["lro"], "soft");
+    });
+}
