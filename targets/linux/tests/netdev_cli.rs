@@ -30,7 +30,7 @@ fn netdev_without_a_tun_device_names_the_device_and_creates_nothing() {
     let (code, out, err) = output(c);
     assert_eq!(code, 1, "{out}{err}");
     assert!(err.contains("open /nonexistent/net/tun: No such file or directory"), "{err}");
-    assert!(err.contains("tun driver"), "{err}");
+    assert!(err.contains("the tun driver and its device are needed"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
     assert!(!std::path::Path::new(&format!("/run/netns/{prefix}-dut")).exists());
     assert!(!std::path::Path::new(&format!("/run/fe/{prefix}.sock")).exists());

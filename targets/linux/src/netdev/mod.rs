@@ -96,7 +96,14 @@ pub fn bring_up<'a>(board: &str, plat: &dt::Platform<'_>, sim: &'a Sim) -> Resul
 /// opens and the process is root. The error says what is missing.
 pub fn preflight() -> Result<(), String> {
     let tun = tap::tun_device();
-    tap::open_tun(&tun).map_err(|e| format!("{e} (fe netdev needs the tun driver and /dev/net/tun)"))?;
+    let hint = if !tun.exists() {
+        "the tun driver and its device are needed: modprobe tun"
+    } else if sys::euid() != 0 {
+        "fe netdev must run as root: it creates network namespaces and TAP interfaces"
+    } else {
+        "fe netdev needs the tun driver"
+    };
+    tap::open_tun(&tun).map_err(|e| format!("{e} ({hint})"))?;
     let euid = sys::euid();
     if euid != 0 {
         return Err(format!(
