@@ -16,6 +16,12 @@
 //!   a partial checksum goes to the engine's checksum offload when it is TCP/UDP where the
 //!   engine finds it, else it is completed in software.
 //!
+//! * the peer (its kernel to the wire, [`peer_to_wire`]): the peer TAP offers the same offloads,
+//!   so the peer behaves like a host with an offloading NIC; the bridge cuts its GSO frames and
+//!   completes its partial checksums in software before they go onto the wire. Frames from the
+//!   wire go up to the peer with flags 0 (they carry full checksums, and Linux ignores
+//!   `DATA_VALID` on a TAP write).
+//!
 //! The header is the legacy 10-byte `struct virtio_net_hdr` in the host's byte order (what a
 //! TAP uses unless told `TUNSETVNETLE`/`BE`).
 
@@ -225,6 +231,49 @@ pub fn tx_plan(hdr: &VnetHdr, frame: &[u8]) -> TxPlan {
     }
 }
 
+/// What became of a frame the peer's kernel sent (see [`peer_to_wire`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PeerSent {
+    /// Complete frame, onto the wire as it was.
+    Plain,
+    /// Partial checksum completed, then onto the wire.
+    Csum,
+    /// GSO frame cut into this many wire-sized segments with complete checksums.
+    Segmented(usize),
+}
+
+/// What the peer's NIC does with a frame its kernel hands it with `hdr` (the peer TAP offers
+/// checksum offload and TSO, as a real NIC would): a GSO frame is cut into wire-sized segments
+/// with complete IPv4 and TCP checksums, a partial checksum is completed, anything else goes as
+/// it is. Every frame for the wire goes to `out`; `buf` is reused scratch. The decisions are
+/// [`tx_plan`]'s (where the driver would use the engine, the peer uses software); `Err` says
+/// why a frame was refused.
+pub fn peer_to_wire(
+    hdr: &VnetHdr,
+    frame: &mut [u8],
+    buf: &mut Vec<u8>,
+    out: &mut dyn FnMut(&[u8]),
+) -> Result<PeerSent, &'static str> {
+    match tx_plan(hdr, frame) {
+        TxPlan::Plain => {
+            out(frame);
+            Ok(PeerSent::Plain)
+        }
+        TxPlan::EngineCsum | TxPlan::SoftCsum { .. } => {
+            // `tx_plan` checked that the field is inside the frame.
+            frame::complete_checksum(frame, usize::from(hdr.csum_start), usize::from(hdr.csum_offset));
+            out(frame);
+            Ok(PeerSent::Csum)
+        }
+        TxPlan::EngineTso { mss } | TxPlan::SoftSegment { mss } => {
+            frame::segment_tcp(frame, usize::from(mss), buf, out)
+                .map(PeerSent::Segmented)
+                .ok_or("GSO frame that cannot be segmented")
+        }
+        TxPlan::Refuse(why) => Err(why),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -382,5 +431,91 @@ mod tests {
         let mut padded = honest.clone();
         padded.resize(MAX_TSO_FRAME + 10, 0);
         assert_eq!(tx_plan(&tso, &padded), TxPlan::SoftSegment { mss: 1448 });
+    }
+
+    /// A frame as the peer's kernel hands it over: the TCP checksum field holds the
+    /// pseudo-header sum, with the header that says so.
+    fn peer_partial(full: &[u8], gso_type: u8, gso_size: u16) -> (VnetHdr, Vec<u8>) {
+        let h = frame::parse(full).unwrap();
+        let mut f = full.to_vec();
+        let field = h.l4 + TCP_CSUM_OFFSET;
+        f[field..field + 2].copy_from_slice(&frame::fold(frame::pseudo_sum(full, &h)).to_be_bytes());
+        let hdr = VnetHdr {
+            flags: F_NEEDS_CSUM,
+            gso_type,
+            hdr_len: h.tcp_headers_end().unwrap() as u16,
+            gso_size,
+            csum_start: h.l4 as u16,
+            csum_offset: TCP_CSUM_OFFSET as u16,
+        };
+        (hdr, f)
+    }
+
+    fn peer_sends(hdr: &VnetHdr, f: &[u8]) -> (Result<PeerSent, &'static str>, Vec<Vec<u8>>) {
+        let mut f = f.to_vec();
+        let mut wire = Vec::new();
+        let r = peer_to_wire(hdr, &mut f, &mut Vec::new(), &mut |s| wire.push(s.to_vec()));
+        (r, wire)
+    }
+
+    #[test]
+    fn a_gso_frame_from_the_peer_leaves_as_valid_wire_sized_segments() {
+        const FIN: u8 = 0x01;
+        const PSH: u8 = 0x08;
+        const ACK: u8 = 0x10;
+        const CWR: u8 = 0x80;
+        for (v6, gso, mss) in [(false, GSO_TCPV4, 1448usize), (true, GSO_TCPV6 | GSO_ECN, 1428)] {
+            let mut big = TcpStream::bulk(v6, None).next_segment_with(20_000);
+            let h = frame::parse(&big).unwrap();
+            big[h.l4 + 13] |= PSH | FIN | CWR;
+            if !v6 {
+                big[h.l3 + 4..h.l3 + 6].copy_from_slice(&0xfffeu16.to_be_bytes());
+            }
+            let (hdr, f) = peer_partial(&big, gso, mss as u16);
+            let (r, wire) = peer_sends(&hdr, &f);
+            let n = 20_000usize.div_ceil(mss);
+            assert_eq!(r, Ok(PeerSent::Segmented(n)), "v6 {v6}");
+            assert_eq!(wire.len(), n);
+            let seq0 = u32::from_be_bytes(big[h.l4 + 4..h.l4 + 8].try_into().unwrap());
+            let mut joined = Vec::new();
+            for (i, w) in wire.iter().enumerate() {
+                assert!(w.len() <= 1514, "segment {i}: {} bytes", w.len());
+                assert_eq!(packet::l4_checksum_ok(w), Some(true), "v6 {v6} segment {i}");
+                let wh = frame::parse(w).unwrap();
+                if !v6 {
+                    assert_eq!(packet::ipv4_checksum_ok(w), Some(true), "segment {i}");
+                    let id = u16::from_be_bytes([w[wh.l3 + 4], w[wh.l3 + 5]]);
+                    assert_eq!(id, 0xfffeu16.wrapping_add(i as u16), "IP ids count up (and wrap)");
+                }
+                let seq = u32::from_be_bytes(w[wh.l4 + 4..wh.l4 + 8].try_into().unwrap());
+                assert_eq!(seq, seq0.wrapping_add((i * mss) as u32), "segment {i}");
+                let flags = w[wh.l4 + 13];
+                assert_eq!(flags & ACK, ACK);
+                assert_eq!(flags & (PSH | FIN) != 0, i + 1 == n, "PSH/FIN on the last segment only: {i}");
+                assert_eq!(flags & CWR != 0, i == 0, "CWR on the first segment only: {i}");
+                let end = wh.tcp_headers_end().unwrap();
+                joined.extend_from_slice(&w[end..wh.l4 + wh.l4_len]);
+            }
+            assert_eq!(joined, big[h.tcp_headers_end().unwrap()..h.l4 + h.l4_len], "v6 {v6}");
+        }
+    }
+
+    #[test]
+    fn a_partial_checksum_from_the_peer_is_completed_and_complete_frames_go_as_they_are() {
+        for v6 in [false, true] {
+            let full = bulk(v6);
+            let (hdr, f) = peer_partial(&full, GSO_NONE, 0);
+            assert_ne!(f, full);
+            assert_eq!(peer_sends(&hdr, &f), (Ok(PeerSent::Csum), vec![full.clone()]));
+            assert_eq!(peer_sends(&VnetHdr::default(), &full), (Ok(PeerSent::Plain), vec![full.clone()]));
+        }
+        let mut arp = bulk(false);
+        arp[12..14].copy_from_slice(&[0x08, 0x06]);
+        assert_eq!(peer_sends(&VnetHdr::default(), &arp), (Ok(PeerSent::Plain), vec![arp.clone()]));
+        let big = TcpStream::bulk(false, None).next_segment_with(10_000);
+        let (udp, f) = peer_partial(&big, GSO_UDP, 1448);
+        assert!(matches!(peer_sends(&udp, &f), (Err(_), w) if w.is_empty()));
+        let (v6_named, f) = peer_partial(&big, GSO_TCPV6, 1448);
+        assert!(matches!(peer_sends(&v6_named, &f), (Err(_), w) if w.is_empty()));
     }
 }
