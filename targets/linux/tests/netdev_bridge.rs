@@ -72,12 +72,31 @@ fn drain(s: &UnixDatagram) -> Vec<Vec<u8>> {
     out
 }
 
-/// Turns the bridge until `want` frames reached `s` (at most `limit` turns).
-fn collect(b: &mut Bridge<'_>, s: &UnixDatagram, want: usize, limit: usize) -> Vec<Vec<u8>> {
+/// What reached the peer, without the virtio-net headers (all flags 0: the peer's kernel checks
+/// the full checksums).
+fn drain_peer(e: &Ends) -> Vec<Vec<u8>> {
+    drain(&e.peer)
+        .into_iter()
+        .map(|d| {
+            assert_eq!(VnetHdr::decode(&d), Some(VnetHdr::default()), "header of a frame up to the peer");
+            d[HDR_LEN..].to_vec()
+        })
+        .collect()
+}
+
+/// Sends `f` from the peer's kernel with `hdr`.
+fn send_peer(e: &Ends, hdr: &VnetHdr, f: &[u8]) {
+    let mut d = hdr.encode().to_vec();
+    d.extend_from_slice(f);
+    e.peer.send(&d).unwrap();
+}
+
+/// Turns the bridge until `want` frames reached the peer (at most `limit` turns).
+fn collect(b: &mut Bridge<'_>, e: &Ends, want: usize, limit: usize) -> Vec<Vec<u8>> {
     let mut got = Vec::new();
     for _ in 0..limit {
         turns(b, 1);
-        got.extend(drain(s));
+        got.extend(drain_peer(e));
         if got.len() >= want {
             break;
         }
@@ -124,7 +143,7 @@ fn gso_frames_from_linux_leave_the_wire_as_checksummed_segments() {
             hdr.gso_size = mss as u16;
             assert!(send_host(e, &hdr, &f));
             let n = 20_000usize.div_ceil(mss);
-            let wire = collect(b, &e.peer, n, 200);
+            let wire = collect(b, e, n, 200);
             assert_eq!(wire.len(), n, "20000 bytes in {mss}-byte segments");
             let mut joined = Vec::new();
             for w in &wire {
@@ -151,7 +170,7 @@ fn partial_checksums_from_linux_are_completed_by_the_engine() {
         assert_ne!(f, full);
         assert!(send_host(e, &hdr, &f));
         assert!(send_host(e, &VnetHdr::default(), &full), "a complete frame goes as it is");
-        let wire = collect(b, &e.peer, 2, 100);
+        let wire = collect(b, e, 2, 100);
         assert_eq!(wire, vec![full.clone(), full]);
         let c = b.ports[0].c;
         assert_eq!((c.tx_engine_csum, c.tx_plain), (1, 1));
@@ -162,8 +181,13 @@ fn partial_checksums_from_linux_are_completed_by_the_engine() {
 fn receive(b: &mut Bridge<'_>, e: &Ends, n: usize) -> Vec<(VnetHdr, Vec<u8>)> {
     let mut s = TcpStream::bulk(false, None);
     for _ in 0..n {
-        e.peer.send(&s.next_segment()).unwrap();
+        send_peer(e, &VnetHdr::default(), &s.next_segment());
     }
+    collect_up(b, e, n)
+}
+
+/// Turns the bridge until `n` TCP segments came up to Linux; what came, each with its header.
+fn collect_up(b: &mut Bridge<'_>, e: &Ends, n: usize) -> Vec<(VnetHdr, Vec<u8>)> {
     let mut up = Vec::new();
     let mut segs = 0;
     for _ in 0..200 {
@@ -268,7 +292,7 @@ fn a_full_tx_ring_holds_frames_back_and_drops_none() {
                 written += 1;
             }
             turns(b, 1);
-            wire += drain(&e.peer).len();
+            wire += drain_peer(e).len();
             if written == frames && wire == frames * size.div_ceil(1448) {
                 break;
             }
@@ -297,4 +321,40 @@ fn stats_answer_in_text_and_json_and_refuse_what_the_soc_lacks() {
         let json: serde_json::Value = serde_json::from_str(&b.handle(Request::Stats { json: true }).unwrap()).unwrap();
         assert_eq!(json["features"]["lro"], "soft");
     });
+}
+
+#[test]
+fn gso_frames_and_partial_checksums_from_the_peer_reach_linux_as_valid_segments() {
+    for (v6, gso, mss) in [(false, GSO_TCPV4, 1448usize), (true, GSO_TCPV6, 1428)] {
+        with_bridge("mt7621-router.dts", |b, e| {
+            let mut s = TcpStream::bulk(v6, None);
+            let big = s.next_segment_with(20_000);
+            let (mut hdr, f) = partial(&big);
+            hdr.gso_type = gso;
+            hdr.gso_size = mss as u16;
+            send_peer(e, &hdr, &f);
+            let small = s.next_segment();
+            let (hdr_small, f_small) = partial(&small);
+            send_peer(e, &hdr_small, &f_small);
+            let n = 20_000usize.div_ceil(mss) + 1;
+            let up = collect_up(b, e, n);
+            let mut joined = Vec::new();
+            for (hdr, f) in &up {
+                assert_eq!(hdr.gso_type, GSO_NONE, "coalescing is off");
+                let seen = as_linux_sees(hdr, f);
+                assert_eq!(packet::l4_checksum_ok(&seen), Some(true), "v6 {v6}: {hdr:?}");
+                if !v6 {
+                    assert_eq!(packet::ipv4_checksum_ok(&seen), Some(true));
+                }
+                joined.extend_from_slice(payload(&seen));
+            }
+            assert_eq!(up.len(), n, "v6 {v6}");
+            let mut want = payload(&big).to_vec();
+            want.extend_from_slice(payload(&small));
+            assert_eq!(joined, want, "v6 {v6}: every byte once, in order");
+            let c = b.ports[0].c;
+            assert_eq!((c.peer_tx_frames, c.peer_tx_segmented, c.peer_tx_csum, c.peer_tx_refused), (2, 1, 1, 0));
+            assert_eq!(c.wire_rx_frames, n as u64);
+        });
+    }
 }

@@ -9,7 +9,7 @@ use super::pace::{Clock, QUIET_NS, UNPACED_MAX_INTERVALS, UNPACED_MAX_INTERVALS_
 use super::stats::{LoopCounters, MacCounters, object};
 use super::sys::{self, Interest};
 use super::tap::{Tap, plain};
-use super::vnet::{self, HDR_LEN, TxPlan, UpKind, VnetHdr};
+use super::vnet::{self, HDR_LEN, PeerSent, TxPlan, UpKind, VnetHdr};
 use fe_driver::eth::{BUF_SIZE, Eth, Features, LroMode, TX_RING};
 use fe_driver::ethtool::MIB_NAMES;
 use fe_driver::rx::{RxChecksum, RxFrame};
@@ -28,6 +28,9 @@ const BUDGET: usize = 64;
 /// Wire time of frames from a peer queued ahead of the MAC before the loop stops reading that
 /// peer (its kernel queues the rest): about 80 full frames at 1 Gbit/s.
 const MAX_WIRE_BACKLOG_NS: u64 = 1_000_000;
+/// The header of every frame written up to a peer: flags 0, the peer's kernel checks the full
+/// checksums the wire frames carry (Linux ignores `DATA_VALID` on a TAP write).
+const PEER_UP_HDR: [u8; HDR_LEN] = [0; HDR_LEN];
 /// Read buffer: a virtio-net header and the largest GSO frame Linux sends, with room to spare.
 const READ_BUF: usize = HDR_LEN + 70_000;
 
@@ -256,26 +259,43 @@ impl<'a> Bridge<'a> {
         self.ports[i].wire_in_busy.saturating_sub(self.sim.now())
     }
 
-    /// Reads frames the peer of port `i` sent onto the wire, while the wire's backlog allows.
+    /// Reads frames the peer of port `i` sent, while the wire's backlog allows, and puts them
+    /// onto the wire as the peer's NIC would: GSO frames cut into segments, partial checksums
+    /// completed.
     fn read_peer(&mut self, i: usize) -> Result<(), String> {
         for _ in 0..READ_BATCH {
             if self.wire_backlog(i) >= MAX_WIRE_BACKLOG_NS {
                 break;
             }
-            let p = &mut self.ports[i];
-            let n = match p.peer.read(&mut self.peer_buf) {
+            let Bridge { sim, ports, peer_buf, seg_buf, .. } = self;
+            let p = &mut ports[i];
+            let n = match p.peer.read(peer_buf) {
                 Ok(Some(n)) => n,
                 Ok(None) => break,
                 Err(e) => return Err(format!("read {}: {}", p.peer.name(), plain(&e))),
             };
-            // The peer's MAC pads short frames (ARP) to the Ethernet minimum; a TAP does not.
-            let mut f = self.peer_buf[..n].to_vec();
-            fe_sim::packet::pad_to_min(&mut f);
-            let now = self.sim.now();
-            p.wire_in_busy = p.wire_in_busy.max(now) + fe_sim::wire::frame_time_ns(f.len(), p.speed);
-            p.c.wire_rx_frames += 1;
-            p.c.wire_rx_bytes += n as u64;
-            self.sim.send_to_mac(usize::from(p.mac), f);
+            p.c.peer_tx_frames += 1;
+            let Some(hdr) = VnetHdr::decode(&peer_buf[..n]) else {
+                p.c.peer_tx_refused += 1;
+                continue;
+            };
+            let (mac, speed) = (usize::from(p.mac), p.speed);
+            let (busy, c) = (&mut p.wire_in_busy, &mut p.c);
+            let sent = vnet::peer_to_wire(&hdr, &mut peer_buf[HDR_LEN..n], seg_buf, &mut |w| {
+                // The peer's MAC pads short frames (ARP) to the Ethernet minimum; a TAP does not.
+                let mut f = w.to_vec();
+                fe_sim::packet::pad_to_min(&mut f);
+                *busy = (*busy).max(sim.now()) + fe_sim::wire::frame_time_ns(f.len(), speed);
+                c.wire_rx_frames += 1;
+                c.wire_rx_bytes += w.len() as u64;
+                sim.send_to_mac(mac, f);
+            });
+            match sent {
+                Ok(PeerSent::Plain) => {}
+                Ok(PeerSent::Csum) => p.c.peer_tx_csum += 1,
+                Ok(PeerSent::Segmented(_)) => p.c.peer_tx_segmented += 1,
+                Err(_) => p.c.peer_tx_refused += 1,
+            }
         }
         Ok(())
     }
@@ -293,7 +313,7 @@ impl<'a> Bridge<'a> {
                 p.c.wire_tx_frames += 1;
                 p.c.wire_tx_bytes += f.len() as u64;
                 p.c.wire_tx_tcp_payload_bytes += frame::parse(&f).map_or(0, |h| h.tcp_payload() as u64);
-                if p.peer.write(&[&f]).is_err() {
+                if p.peer.write(&[&PEER_UP_HDR, &f]).is_err() {
                     p.c.peer_write_errors += 1;
                 }
             }

@@ -3,8 +3,12 @@
 //! `PREFIX-dut`, and connects the MAC's simulated wire to a peer TAP in `PREFIX-peer`. Frames
 //! from Linux go through the driver's TX path (queue per MAC, the engine's checksum offload and
 //! TSO for GSO frames) onto the wire; frames from the wire come up through the RX path with
-//! RX checksum and coalescing as set. `fe ctl` and `fe stats` talk to it over a root-only
-//! control socket; SIGINT/SIGTERM close the driver and remove what the run created.
+//! RX checksum and coalescing as set. The peer TAP has `IFF_VNET_HDR` and checksum/TSO offloads
+//! too, so the peer behaves like a host with an offloading NIC: the bridge cuts its GSO frames
+//! into wire-sized segments and completes its partial checksums before they go onto the wire,
+//! and frames from the wire go up to it one by one with full checksums. `fe ctl` and `fe stats`
+//! talk to it over a root-only control socket; SIGINT/SIGTERM close the driver and remove what
+//! the run created.
 //!
 //! | module | holds |
 //! |---|---|

@@ -53,7 +53,15 @@ counters! {
         wire_tx_tcp_payload_bytes,
         /// Frames the peer TAP would not take.
         peer_write_errors,
-        /// Frames the peer sent onto the wire.
+        /// Frames the peer's kernel sent on its TAP.
+        peer_tx_frames,
+        /// Of those, GSO frames cut into wire-sized segments.
+        peer_tx_segmented,
+        /// Of those, partial checksums completed.
+        peer_tx_csum,
+        /// Of those, frames refused (bad header, GSO kind not offered); dropped and counted here.
+        peer_tx_refused,
+        /// Frames that went onto the wire from the peer (segments counted one by one).
         wire_rx_frames,
         /// Their bytes.
         wire_rx_bytes,
@@ -166,7 +174,7 @@ mod tests {
         ] {
             assert!(t.contains(want), "{want:?} missing in\n{t}");
         }
-        assert_eq!(c.pairs().len(), 24);
+        assert_eq!(c.pairs().len(), 28);
         assert_eq!(c.pairs()[0].0, "host_tx_frames");
     }
 }

@@ -1,6 +1,7 @@
-//! TAP interfaces: the driver's netdev on the host side (with `IFF_VNET_HDR` and checksum/TSO
-//! offloads) and the peer at the other end of each MAC's simulated wire (no offloads: the peer
-//! kernel sends real wire-sized frames with their checksums).
+//! TAP interfaces: the driver's netdev on the host side and the peer at the other end of each
+//! MAC's simulated wire, both with `IFF_VNET_HDR` and checksum/TSO offloads. The peer behaves
+//! like a host with an offloading NIC: its kernel hands over GSO frames and partial checksums,
+//! which the bridge cuts and completes in software before they go onto the wire.
 //!
 //! A TAP is created inside its network namespace: a short-lived thread enters the namespace and
 //! opens the TUN device there (the interface belongs to the namespace of the opener), so the
@@ -19,6 +20,8 @@ pub const TUN_DEVICE: &str = "/dev/net/tun";
 
 /// Offloads of the driver's netdev: checksum offload and TSO for IPv4 and IPv6.
 pub const HOST_OFFLOADS: u32 = libc::TUN_F_CSUM | libc::TUN_F_TSO4 | libc::TUN_F_TSO6;
+/// Offloads of the peer: the same, as a NIC with checksum offload and TSO gives its host.
+pub const PEER_OFFLOADS: u32 = HOST_OFFLOADS;
 
 /// The TUN device to open: `FE_TUN_DEVICE` or [`TUN_DEVICE`].
 #[must_use]
@@ -51,7 +54,7 @@ pub fn plain(e: &io::Error) -> String {
 pub enum Role {
     /// The driver's netdev: virtio-net headers, checksum offload and TSO.
     Host,
-    /// The link partner: plain frames, no offloads.
+    /// The link partner: virtio-net headers, checksum offload and TSO (done by the bridge).
     Peer,
 }
 
@@ -80,19 +83,11 @@ impl Tap {
             .map_err(|_| format!("{name}: namespace thread failed"))?
         })?;
         let fd: OwnedFd = file.into();
-        let flags = libc::IFF_TAP
-            | libc::IFF_NO_PI
-            | match role {
-                Role::Host => libc::IFF_VNET_HDR,
-                Role::Peer => 0,
-            };
+        let flags = libc::IFF_TAP | libc::IFF_NO_PI | libc::IFF_VNET_HDR;
         let got = sys::tun_set_iff(fd.as_fd(), name, flags).map_err(|e| format!("TUNSETIFF {name}: {}", plain(&e)))?;
-        if role == Role::Host {
-            let size = super::vnet::HDR_LEN as i32;
-            sys::tun_set_vnet_hdr_size(fd.as_fd(), size)
-                .map_err(|e| format!("TUNSETVNETHDRSZ {got}: {}", plain(&e)))?;
-        }
-        let offloads = if role == Role::Host { HOST_OFFLOADS } else { 0 };
+        let size = super::vnet::HDR_LEN as i32;
+        sys::tun_set_vnet_hdr_size(fd.as_fd(), size).map_err(|e| format!("TUNSETVNETHDRSZ {got}: {}", plain(&e)))?;
+        let offloads = if role == Role::Host { HOST_OFFLOADS } else { PEER_OFFLOADS };
         sys::tun_set_offload(fd.as_fd(), offloads).map_err(|e| format!("TUNSETOFFLOAD {got}: {}", plain(&e)))?;
         Ok(Tap { fd, name: got, role })
     }
@@ -117,7 +112,7 @@ impl Tap {
         self.role
     }
 
-    /// Reads one frame (with its virtio-net header on a host TAP); `Ok(None)` when none waits.
+    /// Reads one frame (with its virtio-net header); `Ok(None)` when none waits.
     pub fn read(&self, buf: &mut [u8]) -> io::Result<Option<usize>> {
         sys::read_frame(self.fd.as_fd(), buf)
     }
