@@ -49,9 +49,11 @@ fn with_bridge(board: &str, f: impl FnOnce(&mut Bridge<'_>, &Ends)) {
     )];
     let mut storage = vec![0u8; 8 * 65536];
     let lro = SoftLro::new(&mut storage, 8);
+    let mut peer_storage = vec![0u8; 8 * 65536];
+    let peer_lro = SoftLro::new(&mut peer_storage, 8);
     let clock = Clock::new(Pace::None, fe_linux::run::POLL_NS, sim.now());
     let info = RunInfo { board: board.to_string(), soc: plat.soc.name };
-    let mut bridge = Bridge::new(&sim, eth, lro, ports, clock, info);
+    let mut bridge = Bridge::new(&sim, eth, lro, peer_lro, ports, clock, info);
     f(&mut bridge, &Ends { host, peer });
     let closed = bridge.close().unwrap();
     assert!(closed.contains("none leaked") && closed.contains("0 illegal accesses"), "{closed}");
@@ -72,16 +74,26 @@ fn drain(s: &UnixDatagram) -> Vec<Vec<u8>> {
     out
 }
 
-/// What reached the peer, without the virtio-net headers (all flags 0: the peer's kernel checks
-/// the full checksums).
+/// What reached the peer, as wire segments: a frame that went up one by one has flags 0 (the
+/// peer's kernel checks the full checksum); a GSO frame (coalesced by the peer's SoftLRO) has
+/// `NEEDS_CSUM`, and is completed as Linux would and cut back into its segments.
 fn drain_peer(e: &Ends) -> Vec<Vec<u8>> {
-    drain(&e.peer)
-        .into_iter()
-        .map(|d| {
-            assert_eq!(VnetHdr::decode(&d), Some(VnetHdr::default()), "header of a frame up to the peer");
-            d[HDR_LEN..].to_vec()
-        })
-        .collect()
+    let mut out = Vec::new();
+    for d in drain(&e.peer) {
+        let hdr = VnetHdr::decode(&d).unwrap();
+        let f = &d[HDR_LEN..];
+        if hdr.gso_type == GSO_NONE {
+            assert_eq!(hdr, VnetHdr::default(), "a single frame up to the peer");
+            out.push(f.to_vec());
+            continue;
+        }
+        assert_eq!(hdr.flags, F_NEEDS_CSUM, "{hdr:?}");
+        let seen = as_linux_sees(&hdr, f);
+        assert_eq!(packet::l4_checksum_ok(&seen), Some(true), "GSO frame up to the peer: {hdr:?}");
+        let cut = frame::segment_tcp(&seen, usize::from(hdr.gso_size), &mut Vec::new(), &mut |s| out.push(s.to_vec()));
+        assert!(cut.is_some(), "{hdr:?}");
+    }
+    out
 }
 
 /// Sends `f` from the peer's kernel with `hdr`.
@@ -158,6 +170,7 @@ fn gso_frames_from_linux_leave_the_wire_as_checksummed_segments() {
             let c = b.ports[0].c;
             assert_eq!((c.host_tx_frames, c.tx_engine_tso, c.wire_tx_frames), (1, 1, n as u64));
             assert_eq!(c.wire_tx_tcp_payload_bytes, 20_000);
+            assert!(c.peer_rx_gso > 0, "the peer's SoftLRO coalesced: {c:?}");
         });
     }
 }

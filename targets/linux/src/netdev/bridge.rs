@@ -28,9 +28,6 @@ const BUDGET: usize = 64;
 /// Wire time of frames from a peer queued ahead of the MAC before the loop stops reading that
 /// peer (its kernel queues the rest): about 80 full frames at 1 Gbit/s.
 const MAX_WIRE_BACKLOG_NS: u64 = 1_000_000;
-/// The header of every frame written up to a peer: flags 0, the peer's kernel checks the full
-/// checksums the wire frames carry (Linux ignores `DATA_VALID` on a TAP write).
-const PEER_UP_HDR: [u8; HDR_LEN] = [0; HDR_LEN];
 /// Read buffer: a virtio-net header and the largest GSO frame Linux sends, with room to spare.
 const READ_BUF: usize = HDR_LEN + 70_000;
 
@@ -88,6 +85,8 @@ pub struct Bridge<'a> {
     /// The driver.
     pub eth: Eth<SimPlatform<'a>>,
     lro: SoftLro<'a>,
+    /// The peers' receive coalescing (their GRO).
+    peer_lro: SoftLro<'a>,
     /// The MACs with their TAPs.
     pub ports: Vec<Port>,
     clock: Clock,
@@ -130,13 +129,36 @@ fn deliver(ports: &mut [Port], loops: &mut LoopCounters, f: RxFrame<'_>) {
     }
 }
 
+/// Writes a frame from the wire up to the peer: one by one with flags 0 (the peer's kernel checks
+/// the full checksums; Linux ignores `DATA_VALID` on a TAP write), or, coalesced by the peer's
+/// SoftLRO (standing in for the GRO a real NIC's driver gives its host, which a TAP write does
+/// not get), as a GSO frame with `NEEDS_CSUM` whose segments SoftLRO verified before merging.
+fn up_to_peer(p: &mut Port, f: RxFrame<'_>) {
+    let (up, kind) = if f.segs > 1 {
+        vnet::rx_header(f.data, false, f.segs, f.seg_size)
+    } else {
+        (vnet::Up { hdr: VnetHdr::default(), patch: None }, UpKind::Unverified)
+    };
+    let hdr = up.hdr.encode();
+    let r = match up.patch {
+        Some((at, bytes)) => p.peer.write(&[&hdr, &f.data[..at], &bytes, &f.data[at + 2..]]),
+        None => p.peer.write(&[&hdr, f.data]),
+    };
+    if r.is_err() {
+        p.c.peer_write_errors += 1;
+    } else if kind == UpKind::Gso {
+        p.c.peer_rx_gso += 1;
+    }
+}
+
 impl<'a> Bridge<'a> {
-    /// A bridge over an open driver, with its coalescer and clock.
+    /// A bridge over an open driver, with its coalescer, the peers' coalescer and the clock.
     #[must_use]
     pub fn new(
         sim: &'a Sim,
         eth: Eth<SimPlatform<'a>>,
         lro: SoftLro<'a>,
+        peer_lro: SoftLro<'a>,
         ports: Vec<Port>,
         clock: Clock,
         info: RunInfo,
@@ -146,6 +168,7 @@ impl<'a> Bridge<'a> {
             sim,
             eth,
             lro,
+            peer_lro,
             ports,
             clock,
             loops: LoopCounters::default(),
@@ -307,16 +330,17 @@ impl<'a> Bridge<'a> {
         self.sim.advance(ns);
         self.loops.steps += 1;
         let mut moved = false;
-        for p in &mut self.ports {
-            for (_, f) in self.sim.take_sent(usize::from(p.mac)) {
+        let Bridge { sim, peer_lro, ports, .. } = self;
+        for p in ports.iter_mut() {
+            for (_, f) in sim.take_sent(usize::from(p.mac)) {
                 moved = true;
                 p.c.wire_tx_frames += 1;
                 p.c.wire_tx_bytes += f.len() as u64;
                 p.c.wire_tx_tcp_payload_bytes += frame::parse(&f).map_or(0, |h| h.tcp_payload() as u64);
-                if p.peer.write(&[&PEER_UP_HDR, &f]).is_err() {
-                    p.c.peer_write_errors += 1;
-                }
+                let rx = RxFrame { mac: p.mac, data: &f, checksum: RxChecksum::Unverified, segs: 1, seg_size: 0 };
+                peer_lro.push(rx, &mut |g| up_to_peer(p, g));
             }
+            peer_lro.flush(&mut |g| up_to_peer(p, g));
         }
         let Bridge { eth, lro, ports, loops, .. } = self;
         loop {

@@ -6,9 +6,10 @@
 //! RX checksum and coalescing as set. The peer TAP has `IFF_VNET_HDR` and checksum/TSO offloads
 //! too, so the peer behaves like a host with an offloading NIC: the bridge cuts its GSO frames
 //! into wire-sized segments and completes its partial checksums before they go onto the wire,
-//! and frames from the wire go up to it one by one with full checksums. `fe ctl` and `fe stats`
-//! talk to it over a root-only control socket; SIGINT/SIGTERM close the driver and remove what
-//! the run created.
+//! and frames from the wire go up to it through a SoftLRO of its own (the GRO its NIC's driver
+//! would do, which a TAP write does not get): GSO frames, or single frames with full checksums.
+//! `fe ctl` and `fe stats` talk to it over a root-only control socket; SIGINT/SIGTERM close the
+//! driver and remove what the run created.
 //!
 //! | module | holds |
 //! |---|---|
@@ -187,8 +188,12 @@ pub fn run(opts: &Options) -> Result<(), String> {
     let mut storage = vec![0u8; LRO_FLOWS * 65536];
     let info = RunInfo { board, soc: soc.name };
     let lro = fe_driver::softlro::SoftLro::new(&mut storage, LRO_FLOWS);
+    // The peers' GRO: frames from the wire go up to them coalesced, as a real NIC's driver
+    // would hand them to its host's stack.
+    let mut peer_storage = vec![0u8; LRO_FLOWS * 65536];
+    let peer_lro = fe_driver::softlro::SoftLro::new(&mut peer_storage, LRO_FLOWS);
     let clock = pace::Clock::new(opts.pace, opts.poll_ns, sim.now());
-    let mut bridge = Bridge::new(&sim, eth, lro, ports, clock, info);
+    let mut bridge = Bridge::new(&sim, eth, lro, peer_lro, ports, clock, info);
     let result = bridge.run(&signals, &mut ctl);
     let closed = bridge.close();
     drop(bridge);

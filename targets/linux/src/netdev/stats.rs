@@ -51,6 +51,8 @@ counters! {
         wire_tx_bytes,
         /// TCP payload bytes in them.
         wire_tx_tcp_payload_bytes,
+        /// Of those, written up to the peer as GSO frames (coalesced by the peer's SoftLRO).
+        peer_rx_gso,
         /// Frames the peer TAP would not take.
         peer_write_errors,
         /// Frames the peer's kernel sent on its TAP.
@@ -174,7 +176,7 @@ mod tests {
         ] {
             assert!(t.contains(want), "{want:?} missing in\n{t}");
         }
-        assert_eq!(c.pairs().len(), 28);
+        assert_eq!(c.pairs().len(), 29);
         assert_eq!(c.pairs()[0].0, "host_tx_frames");
     }
 }

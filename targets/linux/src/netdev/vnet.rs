@@ -19,8 +19,9 @@
 //! * the peer (its kernel to the wire, [`peer_to_wire`]): the peer TAP offers the same offloads,
 //!   so the peer behaves like a host with an offloading NIC; the bridge cuts its GSO frames and
 //!   completes its partial checksums in software before they go onto the wire. Frames from the
-//!   wire go up to the peer with flags 0 (they carry full checksums, and Linux ignores
-//!   `DATA_VALID` on a TAP write).
+//!   wire go up to the peer through a SoftLRO of its own (the GRO a TAP write does not get):
+//!   single frames with flags 0 (they carry full checksums, and Linux ignores `DATA_VALID` on a
+//!   TAP write), aggregates as GSO frames by [`rx_header`].
 //!
 //! The header is the legacy 10-byte `struct virtio_net_hdr` in the host's byte order (what a
 //! TAP uses unless told `TUNSETVNETLE`/`BE`).
