@@ -62,47 +62,13 @@ pub fn is_rx(layout: DescriptorLayout) -> bool {
     matches!(layout, DescriptorLayout::RxV1 | DescriptorLayout::RxV2) && layout.size() == RX_WORDS * 4
 }
 
-/// Words of a descriptor of `layout`.
-#[must_use]
-pub fn words(layout: DescriptorLayout) -> usize {
-    layout.size() / 4
-}
-
 /// Encodes `d` in `layout` (a TX layout); returns the words and how many are used.
 #[must_use]
 #[inline]
 pub fn encode_tx(layout: DescriptorLayout, d: &TxDesc) -> ([u32; MAX_WORDS], usize) {
-    // The two TX layouts name the same fields at different bits; one body serves both.
-    macro_rules! fill {
-        ($t:ident, $n:expr) => {{
-            let v = $t::new()
-                .with_addr0(d.addr)
-                .with_next(d.next)
-                .with_plen0(d.len)
-                .with_ls0(d.last)
-                .with_owner_cpu(d.owner_cpu)
-                .with_fport(d.fport)
-                .with_qid(d.qid)
-                .with_chksum(if d.csum { TX_CSUM_ALL } else { 0 })
-                .with_tso(d.tso);
-            let mut out = [0u32; MAX_WORDS];
-            out[..$n].copy_from_slice(&v.words);
-            (out, $n)
-        }};
-    }
     match layout {
-        DescriptorLayout::TxV2 => fill!(TxV2, 8),
-        _ => fill!(TxV1, 4),
-    }
-}
-
-/// The owner bit of a TX descriptor of `layout` read back from memory.
-#[must_use]
-#[inline]
-pub fn tx_owner_cpu(layout: DescriptorLayout, w: &[u32; MAX_WORDS]) -> bool {
-    match layout {
-        DescriptorLayout::TxV2 => TxV2 { words: *w }.owner_cpu(),
-        _ => TxV1 { words: [w[0], w[1], w[2], w[3]] }.owner_cpu(),
+        DescriptorLayout::TxV2 => (TxV2::encode(d), TxV2::SIZE / 4),
+        _ => (TxV1::encode(d), TxV1::SIZE / 4),
     }
 }
 
@@ -188,8 +154,18 @@ pub(crate) trait TxCodec {
     const N: usize;
     /// The word holding `owner_cpu`.
     const OWNER: usize;
+    /// Every word of `d` (the layout's size; the rest zero).
+    fn encode(d: &TxDesc) -> [u32; MAX_WORDS];
     /// The control words of `d`, from word [`TxCodec::LO`].
-    fn ctrl(d: &TxDesc) -> [u32; MAX_WORDS];
+    #[inline(always)]
+    fn ctrl(d: &TxDesc) -> [u32; MAX_WORDS] {
+        let w = Self::encode(d);
+        let mut out = [0u32; MAX_WORDS];
+        for (o, v) in out.iter_mut().zip(w.iter().skip(Self::LO).take(Self::N)) {
+            *o = *v;
+        }
+        out
+    }
     /// Whether control word `w` (word [`TxCodec::OWNER`]) says the CPU owns the descriptor.
     fn owner_cpu(w: u32) -> bool;
 }
@@ -217,8 +193,10 @@ macro_rules! tx_codec {
             const N: usize = Self::SPAN.1 - Self::SPAN.0 + 1;
             const OWNER: usize = span($t::new().with_owner_cpu(true).words).0;
             #[inline(always)]
-            fn ctrl(d: &TxDesc) -> [u32; MAX_WORDS] {
+            fn encode(d: &TxDesc) -> [u32; MAX_WORDS] {
                 let v = $t::new()
+                    .with_addr0(d.addr)
+                    .with_next(d.next)
                     .with_plen0(d.len)
                     .with_ls0(d.last)
                     .with_owner_cpu(d.owner_cpu)
@@ -227,10 +205,8 @@ macro_rules! tx_codec {
                     .with_chksum(if d.csum { TX_CSUM_ALL } else { 0 })
                     .with_tso(d.tso);
                 let mut out = [0u32; MAX_WORDS];
-                let mut k = 0;
-                while k < Self::N {
-                    out[k] = v.words[Self::LO + k];
-                    k += 1;
+                for (o, w) in out.iter_mut().zip(v.words) {
+                    *o = w;
                 }
                 out
             }
