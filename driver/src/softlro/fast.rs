@@ -11,6 +11,7 @@
 //! is copied once. The TCP checksum is kept by sums of the segments' headers (whose checksum
 //! field the hardware verified), folded into the aggregate's at close (`merge::finish`).
 
+use super::merge::{self, Tail};
 use super::parse::{Options, Seg, flags};
 use super::rules::{self, MAX_IP_LEN, MAX_SEGS};
 use super::stats::FlushReason;
@@ -146,11 +147,8 @@ pub(crate) struct Plan {
     pub off: usize,
     /// Payload bytes.
     pub plen: usize,
-    ack: u32,
-    window: u16,
-    tsval: u32,
-    tsecr: u32,
-    flags: u8,
+    /// What the aggregate takes from the segment's headers.
+    tail: Tail,
     /// Little-endian sum of the TCP header (see [`sum_le`]).
     hsum: u64,
 }
@@ -217,7 +215,8 @@ fn plan_in<const L2: usize, const V6: bool, const TS: bool>(
         return None;
     }
     let hsum = sum_le(&h[t..off]);
-    Some(Plan { slot, off, plen, ack, window: be16(t + 14), tsval, tsecr, flags: h[t + 13], hsum })
+    let tail = Tail { ack, window: be16(t + 14), tsval, tsecr, flags: h[t + 13], verified: true };
+    Some(Plan { slot, off, plen, tail, hsum })
 }
 
 /// Takes the segment of `p` (its payload already copied to the slot's end) into the aggregate;
@@ -227,19 +226,9 @@ pub(crate) fn commit(table: &mut Table<'_>, p: &Plan, tag: u64) -> Option<FlushR
     let slot_size = table.slot_size;
     table.touch(p.slot);
     let f = &mut table.flows[p.slot % MAX_FLOWS];
-    f.len += p.plen;
-    f.payload_len += p.plen;
-    f.segs += 1;
-    f.next_seq = f.next_seq.wrapping_add(p.plen as u32);
-    f.next_id = f.next_id.wrapping_add(1);
-    f.ack = p.ack;
-    f.window = p.window;
-    f.tsval = p.tsval;
-    f.tsecr = p.tsecr;
-    f.flags_or |= p.flags & flags::PSH;
+    merge::take(f, p.plen, &p.tail, tag);
     f.fast_hsum += p.hsum;
     f.fast_tcp_len += (f.tcp_hlen + p.plen) as u64;
     f.fast_segs += 1;
-    f.tag = tag;
-    rules::closes(f, p.flags, p.plen, slot_size)
+    rules::closes(f, p.tail.flags, p.plen, slot_size)
 }

@@ -101,6 +101,14 @@ pub(crate) fn append(f: &mut Flow, slot: &mut [u8], payload: &[u8], psum: u16, t
     dst.copy_from_slice(payload);
     let psum = if f.payload_len % 2 == 1 { csum::at_odd_offset(psum) } else { psum };
     f.payload_sum += u64::from(psum);
+    take(f, plen, &t, tag);
+}
+
+/// Takes a segment of `plen` payload bytes (already in the slot) and its tail fields into the
+/// aggregate's metadata: lengths, counts, the next sequence number and IP ID, the latest ACK,
+/// window and timestamps, PSH, the verdict and the caller's tag.
+#[inline(always)]
+pub(crate) fn take(f: &mut Flow, plen: usize, t: &Tail, tag: u64) {
     f.len += plen;
     f.payload_len += plen;
     f.segs += 1;

@@ -135,16 +135,17 @@ impl<'a> SoftLro<'a> {
     }
 
     fn push_inner<F: FnMut(RxFrame<'_>, u64) + ?Sized>(&mut self, frame: RxFrame<'_>, tag: u64, out: &mut F) {
-        let mut short = [0u8; fast::MAX_HDR];
-        let head = match frame.data.first_chunk::<{ fast::MAX_HDR }>() {
-            Some(h) => h,
-            None => {
-                short[..frame.data.len()].copy_from_slice(frame.data);
-                &short
-            }
+        let plan = if frame.segs != 1 {
+            None
+        } else if let Some(head) = frame.data.first_chunk::<{ fast::MAX_HDR }>() {
+            self.fast_plan(frame.mac, frame.checksum, head, frame.data.len())
+        } else {
+            // A frame shorter than the compare: zero the bytes past its end.
+            let mut short = [0u8; fast::MAX_HDR];
+            short.iter_mut().zip(frame.data).for_each(|(d, s)| *d = *s);
+            self.fast_plan(frame.mac, frame.checksum, &short, frame.data.len())
         };
-        if frame.segs == 1
-            && let Some(p) = self.fast_plan(frame.mac, frame.checksum, head, frame.data.len())
+        if let Some(p) = plan
             && let Some(src) = frame.data.get(p.off..p.off + p.plen)
         {
             self.fast_room(&p).copy_from_slice(src);
