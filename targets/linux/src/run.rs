@@ -106,22 +106,16 @@ fn goodput(payload_bytes: u64, ns: u64) -> f64 {
     if ns == 0 { 0.0 } else { payload_bytes as f64 * 8.0 / ns as f64 * 1000.0 }
 }
 
-/// Runs one board: `dtb` is the compiled device tree, `board` its name for the report.
-pub fn run(board: &str, dtb: &[u8], rx_checksum: bool, lro: LroMode) -> Result<Report, String> {
-    let plat = dt::probe(dtb).map_err(|e| format!("{board}: {e}"))?;
-    let soc = plat.soc;
-    let sim = Sim::new(soc);
+/// Brings the driver up on `sim` for the probed board `plat` (named `board` in errors): fixed links at their speed, open, and every MAC without a fixed link (an SFP
+/// cage, a PHY) linked up at its PHY mode's natural speed.
+pub fn bring_up<'a>(board: &str, plat: &dt::Platform<'_>, sim: &'a Sim) -> Result<Eth<SimPlatform<'a>>, String> {
     for m in plat.enabled_macs() {
         if let Some(speed) = m.link.fixed_speed() {
             sim.set_link_speed(m.id as usize, speed);
         }
     }
-    let mut eth = Eth::new(soc, &plat, SimPlatform(&sim)).map_err(|e| format!("{board}: {e:?}"))?;
+    let mut eth = Eth::new(plat.soc, plat, SimPlatform(sim)).map_err(|e| format!("{board}: {e:?}"))?;
     eth.open().map_err(|e| format!("{board}: open: {e:?}"))?;
-    eth.set_features(Features { rx_checksum, lro, ..eth.features() })
-        .map_err(|e| format!("{board}: features rx-csum {rx_checksum} lro {}: {e:?}", lro_name(lro)))?;
-    // MACs without a fixed link (an SFP cage, a PHY) come up when their link partner answers:
-    // the simulated partner links at the PHY mode's natural speed.
     for m in plat.enabled_macs().filter(|m| m.link.fixed_speed().is_none()) {
         let speed = match m.phy_mode {
             "2500base-x" => 2500,
@@ -129,9 +123,20 @@ pub fn run(board: &str, dtb: &[u8], rx_checksum: bool, lro: LroMode) -> Result<R
             _ => 1000,
         };
         sim.set_link_speed(m.id as usize, speed);
-        let state = LinkState { speed, duplex: Duplex::Full, pause: true };
-        eth.link_up(m.id, state).map_err(|e| format!("{board}: link up mac {}: {e:?}", m.id))?;
+        eth.link_up(m.id, LinkState { speed, duplex: Duplex::Full, pause: true })
+            .map_err(|e| format!("{board}: link up mac {}: {e:?}", m.id))?;
     }
+    Ok(eth)
+}
+
+/// Runs one board: `dtb` is the compiled device tree, `board` its name for the report.
+pub fn run(board: &str, dtb: &[u8], rx_checksum: bool, lro: LroMode) -> Result<Report, String> {
+    let plat = dt::probe(dtb).map_err(|e| format!("{board}: {e}"))?;
+    let soc = plat.soc;
+    let sim = Sim::new(soc);
+    let mut eth = bring_up(board, &plat, &sim)?;
+    eth.set_features(Features { rx_checksum, lro, ..eth.features() })
+        .map_err(|e| format!("{board}: features rx-csum {rx_checksum} lro {}: {e:?}", lro_name(lro)))?;
     let macs: Vec<u8> = eth.enabled_macs().filter(|m| m.link.is_some()).map(|m| m.id).collect();
     let mut results = Vec::new();
     for &mac in &macs {

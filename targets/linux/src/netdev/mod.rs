@@ -34,10 +34,8 @@ pub mod tap;
 pub mod vnet;
 
 use bridge::{Bridge, Port, RunInfo};
-use fe_driver::dt::{self, Duplex};
-use fe_driver::eth::{Eth, LinkState};
+use fe_driver::dt;
 use fe_sim::Sim;
-use fe_sim::driver_platform::SimPlatform;
 use pace::Pace;
 use std::io::Write;
 use std::path::PathBuf;
@@ -71,30 +69,6 @@ pub fn host_name(mac: u8) -> String {
 #[must_use]
 pub fn peer_name(mac: u8) -> String {
     format!("fe-peer{mac}")
-}
-
-/// Brings the driver up on `sim` for the probed board `plat` (named `board` in errors), as
-/// `fe run` does: fixed links at their speed, open, and every MAC without a fixed link (an SFP
-/// cage, a PHY) linked up at its PHY mode's natural speed.
-pub fn bring_up<'a>(board: &str, plat: &dt::Platform<'_>, sim: &'a Sim) -> Result<Eth<SimPlatform<'a>>, String> {
-    for m in plat.enabled_macs() {
-        if let Some(speed) = m.link.fixed_speed() {
-            sim.set_link_speed(m.id as usize, speed);
-        }
-    }
-    let mut eth = Eth::new(plat.soc, plat, SimPlatform(sim)).map_err(|e| format!("{board}: {e:?}"))?;
-    eth.open().map_err(|e| format!("{board}: open: {e:?}"))?;
-    for m in plat.enabled_macs().filter(|m| m.link.fixed_speed().is_none()) {
-        let speed = match m.phy_mode {
-            "2500base-x" => 2500,
-            "mii" | "rmii" => 100,
-            _ => 1000,
-        };
-        sim.set_link_speed(m.id as usize, speed);
-        eth.link_up(m.id, LinkState { speed, duplex: Duplex::Full, pause: true })
-            .map_err(|e| format!("{board}: link up mac {}: {e:?}", m.id))?;
-    }
-    Ok(eth)
 }
 
 /// Checks that this process can run `fe netdev` before anything is created: the TUN device
@@ -135,7 +109,7 @@ pub fn run(opts: &Options) -> Result<(), String> {
 
     let soc = plat.soc;
     let sim = Sim::new(soc);
-    let mut eth = bring_up(&board, &plat, &sim)?;
+    let mut eth = crate::run::bring_up(&board, &plat, &sim)?;
 
     let tun = tap::tun_device();
     let dut_ns = ns::Namespaces::open(&namespaces.dut)?;
