@@ -4,6 +4,7 @@
 
 use super::csum;
 use super::parse::{Options, Seg, addr_range, flags};
+use super::rules;
 use super::table::Flow;
 use crate::rx::{RxChecksum, RxFrame};
 
@@ -22,9 +23,11 @@ fn put32(b: &mut [u8], at: usize, v: u32) {
 /// Starts an aggregate in `slot` with `seg` (its payload's sum `psum`) as the head; the caller
 /// checked that the trimmed frame fits the slot.
 pub(crate) fn start(f: &mut Flow, slot: &mut [u8], frame: &RxFrame<'_>, seg: &Seg, psum: u16, tag: u64) {
+    let slot_size = slot.len();
     let (Some(dst), Some(src)) = (slot.get_mut(..seg.end), frame.data.get(..seg.end)) else { return };
     dst.copy_from_slice(src);
     let plen = seg.payload_len();
+    let (next_seq, next_id) = (seg.seq.wrapping_add(plen as u32), seg.ip_id.wrapping_add(1));
     *f = Flow {
         len: seg.end,
         last_use: f.last_use,
@@ -37,7 +40,7 @@ pub(crate) fn start(f: &mut Flow, slot: &mut [u8], frame: &RxFrame<'_>, seg: &Se
         tcp_off: seg.tcp_off,
         tcp_hlen: seg.tcp_hlen,
         options: seg.options,
-        next_seq: seg.seq.wrapping_add(plen as u32),
+        next_seq,
         ack: seg.ack,
         window: seg.window,
         tsval: seg.tsval,
@@ -46,20 +49,43 @@ pub(crate) fn start(f: &mut Flow, slot: &mut [u8], frame: &RxFrame<'_>, seg: &Se
         tos: seg.tos,
         ttl: seg.ttl,
         df: seg.df,
-        next_id: seg.ip_id.wrapping_add(1),
+        next_id,
         flow_label: seg.flow_label,
         seg_size: plen as u16,
         segs: 1,
-        payload_len: plen,
+        room: 0,
+        room0: 0,
         payload_sum: u64::from(psum),
         verified: frame.checksum == RxChecksum::Verified,
         tag,
         addr_sum: csum::sum(src.get(addr_range(seg.l2_len, seg.v6)).unwrap_or_default()),
         expect: super::fast::Expect::after(seg, src),
         fast_hsum: 0,
-        fast_tcp_len: 0,
-        fast_segs: 0,
+        slow_segs: 1,
+        slow_payload: plen,
     };
+    f.room = rules::room(f, slot_size);
+    f.room0 = f.room;
+}
+
+/// Starts the flow's next aggregate with a segment the fast path predicted exactly, copied
+/// whole (`len` bytes) to the slot's start; its header sum is `hsum`. Every field the
+/// prediction covers (ACK, window, timestamps, layout) is the flow's already.
+#[inline(always)]
+pub(crate) fn restart(f: &mut Flow, len: usize, hsum: u64, tag: u64) {
+    let plen = u32::from(f.seg_size);
+    f.len = len;
+    f.segs = 1;
+    f.room = f.room0;
+    f.next_seq = f.next_seq.wrapping_add(plen);
+    f.next_id = f.next_id.wrapping_add(1);
+    f.flags_or = 0;
+    f.verified = true;
+    f.tag = tag;
+    f.payload_sum = 0;
+    f.fast_hsum = hsum;
+    f.slow_segs = 0;
+    f.slow_payload = 0;
 }
 
 /// What the aggregate takes from each segment merged into it.
@@ -99,27 +125,36 @@ pub(crate) fn append(f: &mut Flow, slot: &mut [u8], payload: &[u8], psum: u16, t
     let plen = payload.len();
     let Some(dst) = slot.get_mut(f.len..f.len + plen) else { return };
     dst.copy_from_slice(payload);
-    let psum = if f.payload_len % 2 == 1 { csum::at_odd_offset(psum) } else { psum };
+    let psum = if f.payload_len() % 2 == 1 { csum::at_odd_offset(psum) } else { psum };
     f.payload_sum += u64::from(psum);
+    f.slow_segs += 1;
+    f.slow_payload += plen;
     take(f, plen, &t, tag);
 }
 
 /// Takes a segment of `plen` payload bytes (already in the slot) and its tail fields into the
-/// aggregate's metadata: lengths, counts, the next sequence number and IP ID, the latest ACK,
-/// window and timestamps, PSH, the verdict and the caller's tag.
+/// aggregate's metadata and the flow's prediction: lengths, counts, room, the next sequence
+/// number and IP ID, the latest ACK, window and timestamps, PSH, the verdict and the tag.
 #[inline(always)]
 pub(crate) fn take(f: &mut Flow, plen: usize, t: &Tail, tag: u64) {
-    f.len += plen;
-    f.payload_len += plen;
-    f.segs += 1;
-    f.next_seq = f.next_seq.wrapping_add(plen as u32);
-    f.next_id = f.next_id.wrapping_add(1);
+    take_next(f, plen, tag);
     f.ack = t.ack;
     f.window = t.window;
     f.tsval = t.tsval;
     f.tsecr = t.tsecr;
     f.flags_or |= t.flags & flags::PSH;
     f.verified &= t.verified;
+    f.expect.follow(t);
+}
+
+/// [`take`] for a segment exactly as predicted (full size, nothing moved).
+#[inline(always)]
+pub(crate) fn take_next(f: &mut Flow, plen: usize, tag: u64) {
+    f.len += plen;
+    f.segs += 1;
+    f.room = f.room.saturating_sub(1);
+    f.next_seq = f.next_seq.wrapping_add(plen as u32);
+    f.next_id = f.next_id.wrapping_add(1);
     f.tag = tag;
 }
 
@@ -127,11 +162,13 @@ pub(crate) fn take(f: &mut Flow, plen: usize, t: &Tail, tag: u64) {
 /// verified segment's pseudo-header, header (checksum field included) and payload sum to
 /// zero, so the payloads sum to minus the rest (every such payload starts at an even offset).
 fn fast_payload_sum(f: &Flow) -> u64 {
-    if f.fast_segs == 0 {
+    let segs = u64::from(f.segs - f.slow_segs);
+    if segs == 0 {
         return 0;
     }
+    let tcp_len = segs * f.tcp_hlen as u64 + (f.payload_len() - f.slow_payload) as u64;
     let headers = u64::from(csum::fold(f.fast_hsum).swap_bytes());
-    let rest = headers + f.fast_segs * (f.addr_sum + csum::pseudo_rest(0)) + f.fast_tcp_len;
+    let rest = headers + segs * (f.addr_sum + csum::pseudo_rest(0)) + tcp_len;
     u64::from(!csum::fold(rest))
 }
 
@@ -141,7 +178,7 @@ pub(crate) fn finish(f: &Flow, slot: &mut [u8]) {
         return;
     }
     let ip = f.l2_len;
-    let tcp_len = f.tcp_hlen + f.payload_len;
+    let tcp_len = f.tcp_hlen + f.payload_len();
     if f.v6 {
         put16(slot, ip + 4, tcp_len as u16);
     } else {

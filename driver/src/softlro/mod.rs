@@ -106,18 +106,22 @@ impl<'a> SoftLro<'a> {
         fast::plan(&self.table, mac, checksum, head, len)
     }
 
-    /// Where the payload of `p` goes: the end of its aggregate (the caller copies it there).
+    /// Where the bytes `p` takes from the frame go (the caller copies them there): the end of
+    /// its aggregate, or the slot's start for the flow's next aggregate.
     #[inline(always)]
     pub(crate) fn fast_room(&mut self, p: &fast::Plan) -> &mut [u8] {
-        self.table.room(p.slot, p.plen)
+        self.table.room(p.slot, p.at, p.n)
     }
 
-    /// Takes the segment of `p` (its payload copied to [`SoftLro::fast_room`]) into the
+    /// Takes the segment of `p` (its bytes copied to [`SoftLro::fast_room`]) into the
     /// aggregate, and closes it when it must.
     #[inline(always)]
     pub(crate) fn fast_commit<F: FnMut(RxFrame<'_>, u64) + ?Sized>(&mut self, p: &fast::Plan, tag: u64, out: &mut F) {
         self.stats.frames_in += 1;
-        self.stats.fast_merged += 1;
+        match p.step {
+            fast::Step::Restart(_) => self.stats.fast_started += 1,
+            _ => self.stats.fast_merged += 1,
+        }
         if let Some(reason) = fast::commit(&mut self.table, p, tag) {
             self.close(p.slot, reason, out);
         }
@@ -146,7 +150,7 @@ impl<'a> SoftLro<'a> {
             self.fast_plan(frame.mac, frame.checksum, &short, frame.data.len())
         };
         if let Some(p) = plan
-            && let Some(src) = frame.data.get(p.off..p.off + p.plen)
+            && let Some(src) = frame.data.get(p.off..p.off + p.n)
         {
             self.fast_room(&p).copy_from_slice(src);
             return self.fast_commit(&p, tag, out);
@@ -198,7 +202,7 @@ impl<'a> SoftLro<'a> {
                     let (f, slot) = self.table.parts(i);
                     let payload = frame.data.get(seg.payload_off()..seg.end).unwrap_or_default();
                     merge::append(f, slot, payload, psum, merge::Tail::of(&frame, &seg), tag);
-                    if let Some(reason) = rules::closes(f, seg.flags, seg.payload_len(), slot_size) {
+                    if let Some(reason) = rules::closes(f, seg.flags, seg.payload_len()) {
                         self.close(i, reason, out);
                     }
                     return;

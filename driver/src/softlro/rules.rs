@@ -153,23 +153,40 @@ pub(crate) fn fits(f: &Flow, seg: &Seg, slot_size: usize) -> Result<(), FlushRea
 }
 
 fn grown_fits(f: &Flow, more: usize, slot_size: usize) -> bool {
-    let ip_len = if f.v6 { 0 } else { 20 } + f.tcp_hlen + f.payload_len + more;
+    let ip_len = if f.v6 { 0 } else { 20 } + f.tcp_hlen + f.payload_len() + more;
     ip_len <= MAX_IP_LEN && f.len + more <= slot_size
+}
+
+/// How many more segments of the head's size `f` can take: the segment cap, the IP length
+/// limit and the slot of `slot_size` bytes each bound it ([`closes`] ends the aggregate at 0).
+pub(crate) fn room(f: &Flow, slot_size: usize) -> u16 {
+    let size = usize::from(f.seg_size);
+    if size == 0 {
+        return 0;
+    }
+    let ip_len = if f.v6 { 0 } else { 20 } + f.tcp_hlen + f.payload_len();
+    let by_ip = MAX_IP_LEN.saturating_sub(ip_len) / size;
+    let by_slot = slot_size.saturating_sub(f.len) / size;
+    let by_segs = usize::from(MAX_SEGS.saturating_sub(f.segs));
+    by_ip.min(by_slot).min(by_segs) as u16
+}
+
+/// Why an aggregate with no [`room`] left closes.
+pub(crate) fn limit_reason(f: &Flow) -> FlushReason {
+    if f.segs >= MAX_SEGS { FlushReason::SegmentLimit } else { FlushReason::SizeLimit }
 }
 
 /// Closing rules after a segment (`flags`, `plen` payload bytes) was merged into `f`: PSH, a
 /// short segment, the segment cap, or no room for another segment of the head's size end the
 /// aggregate.
 #[inline(always)]
-pub(crate) fn closes(f: &Flow, flags: u8, plen: usize, slot_size: usize) -> Option<FlushReason> {
+pub(crate) fn closes(f: &Flow, flags: u8, plen: usize) -> Option<FlushReason> {
     if flags & flags::PSH != 0 {
         Some(FlushReason::Push)
     } else if plen < usize::from(f.seg_size) {
         Some(FlushReason::ShortSegment)
-    } else if f.segs >= MAX_SEGS {
-        Some(FlushReason::SegmentLimit)
-    } else if !grown_fits(f, usize::from(f.seg_size), slot_size) {
-        Some(FlushReason::SizeLimit)
+    } else if f.room == 0 {
+        Some(limit_reason(f))
     } else {
         None
     }

@@ -114,8 +114,12 @@ pub struct LroStats {
     pub segments_merged: u64,
     /// Unverified segments whose checksums software verified as good.
     pub sw_verified: u64,
-    /// Segments merged by the fast path (one masked header compare, payload copied once).
+    /// Segments merged by the fast path (a header compare against the flow's prediction, the
+    /// payload copied once).
     pub fast_merged: u64,
+    /// Aggregates the fast path started: a flow's predicted next segment after its last
+    /// aggregate closed (copied once, whole).
+    pub fast_started: u64,
     flushes: [u64; FlushReason::COUNT],
     passed: [u64; PassReason::COUNT],
 }

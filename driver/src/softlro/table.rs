@@ -58,9 +58,11 @@ pub(crate) struct Flow {
     pub seg_size: u16,
     /// Segments held.
     pub segs: u16,
-    /// TCP payload bytes held.
-    pub payload_len: usize,
-    /// Ones'-complement sum of the held payload (unfolded).
+    /// More segments of the head's size the aggregate can take (segment cap, IP length, slot).
+    pub room: u16,
+    /// [`Flow::room`] of an aggregate of the head alone (for the flow's next aggregate).
+    pub room0: u16,
+    /// Ones'-complement sum of the payload the full path held (unfolded).
     pub payload_sum: u64,
     /// Every held segment had the hardware verdict `Verified`.
     pub verified: bool,
@@ -70,12 +72,12 @@ pub(crate) struct Flow {
     pub addr_sum: u64,
     /// What the next segment's headers must be for the fast path (see `fast.rs`).
     pub expect: super::fast::Expect,
-    /// Little-endian sum of the TCP headers of the segments the fast path merged.
+    /// Little-endian sum of the TCP headers of the segments the fast path took.
     pub fast_hsum: u64,
-    /// Their TCP lengths (header + payload), summed.
-    pub fast_tcp_len: u64,
-    /// Segments the fast path merged.
-    pub fast_segs: u64,
+    /// Segments the full path took (the rest the fast path did).
+    pub slow_segs: u16,
+    /// Their payload bytes.
+    pub slow_payload: usize,
 }
 
 impl Flow {
@@ -105,20 +107,28 @@ impl Flow {
         flow_label: 0,
         seg_size: 0,
         segs: 0,
-        payload_len: 0,
+        room: 0,
+        room0: 0,
         payload_sum: 0,
         verified: false,
         tag: 0,
         addr_sum: 0,
         expect: super::fast::Expect::NONE,
         fast_hsum: 0,
-        fast_tcp_len: 0,
-        fast_segs: 0,
+        slow_segs: 0,
+        slow_payload: 0,
     };
 
     /// Whether the slot holds an aggregate.
+    #[inline(always)]
     pub(crate) fn held(&self) -> bool {
         self.len != 0
+    }
+
+    /// TCP payload bytes held.
+    #[inline(always)]
+    pub(crate) fn payload_len(&self) -> usize {
+        self.len - self.tcp_off - self.tcp_hlen
     }
 }
 
@@ -154,10 +164,10 @@ impl<'a> Table<'a> {
         (&mut self.flows[i % MAX_FLOWS], bytes)
     }
 
-    /// The `len` bytes after slot `i`'s aggregate (empty when they would not fit).
+    /// `len` bytes at offset `at` of slot `i` (empty when they would not fit).
     #[inline(always)]
-    pub(crate) fn room(&mut self, i: usize, len: usize) -> &mut [u8] {
-        let start = i * self.slot_size + self.flows[i % MAX_FLOWS].len;
+    pub(crate) fn room(&mut self, i: usize, at: usize, len: usize) -> &mut [u8] {
+        let start = i * self.slot_size + at;
         self.storage.get_mut(start..start + len).unwrap_or_default()
     }
 
@@ -193,15 +203,23 @@ impl<'a> Table<'a> {
         (0..self.n).find(|&i| !self.flows[i].held())
     }
 
-    /// The least recently used held slot, if any.
+    /// The least recently used held slot, if any: the most recently used one only when no
+    /// other is held.
     pub(crate) fn lru(&self) -> Option<usize> {
-        (0..self.n).filter(|&i| self.flows[i].held()).min_by_key(|&i| self.flows[i].last_use)
+        let mru = self.mru;
+        (0..self.n)
+            .filter(|&i| i != mru && self.flows[i].held())
+            .min_by_key(|&i| self.flows[i].last_use)
+            .or_else(|| (mru < self.n && self.flows[mru % MAX_FLOWS].held()).then_some(mru))
     }
 
-    /// Marks slot `i` as just used.
+    /// Marks slot `i` as just used. A slot's `last_use` is when it stopped being the most
+    /// recently used one, so segments of that flow need not touch the table at all.
     pub(crate) fn touch(&mut self, i: usize) {
-        self.clock += 1;
-        self.mru = i;
-        self.flows[i % MAX_FLOWS].last_use = self.clock;
+        if i != self.mru {
+            self.clock += 1;
+            self.flows[self.mru % MAX_FLOWS].last_use = self.clock;
+            self.mru = i;
+        }
     }
 }

@@ -534,6 +534,7 @@ impl<'a> Bridge<'a> {
             "softlro": {
                 "frames_in": l.frames_in, "frames_out": l.frames_out, "aggregates_out": l.aggregates_out,
                 "segments_merged": l.segments_merged, "sw_verified": l.sw_verified,
+                "fast_merged": l.fast_merged, "fast_started": l.fast_started,
             },
             "loop": object(&self.loops.pairs()),
         })
