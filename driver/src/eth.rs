@@ -34,6 +34,8 @@ pub const FQ_SIZE: usize = 256;
 pub const BUF_SIZE: usize = 2048;
 /// GDMA destination value that drops every received frame.
 const FWD_DROP: u16 = 0x7777;
+/// No enabled MAC behind a PSE source port ([`Eth::rx_mac`]).
+const NO_MAC: u8 = u8::MAX;
 /// GDMA destination value that sends received frames to the CPU (PDMA).
 const FWD_CPU: u16 = 0x0000;
 
@@ -199,8 +201,9 @@ pub struct Eth<P: Platform> {
     /// Bit `m` set while the engine is open and MAC `m` is enabled with its link up: the one
     /// test `xmit` makes on its fast path (kept by [`Eth::refresh_ready`]).
     pub(crate) tx_ready: u8,
-    /// Bit `m` set when MAC `m` is enabled: the one test `poll` makes per frame.
-    pub(crate) rx_macs: u8,
+    /// The enabled MAC behind each PSE source port of an RX descriptor ([`NO_MAC`] for none):
+    /// the one lookup `poll` makes per frame (kept by [`Eth::refresh_ready`]).
+    pub(crate) rx_port: [u8; 8],
     pub(crate) features: Features,
     pub(crate) tx: TxRing,
     pub(crate) rx: RxRing,
@@ -272,7 +275,7 @@ impl<P: Platform> Eth<P> {
             macs,
             open: false,
             tx_ready: 0,
-            rx_macs: 0,
+            rx_port: [NO_MAC; 8],
             features: Features::default(),
             tx,
             rx,
@@ -434,14 +437,21 @@ impl<P: Platform> Eth<P> {
 
     /// Recomputes the fast-path masks from `open` and the MACs' state.
     pub(crate) fn refresh_ready(&mut self) {
-        let (mut tx, mut rx) = (0u8, 0u8);
-        for m in self.macs.iter().flatten().filter(|m| m.enabled && m.id < 8) {
-            rx |= 1 << m.id;
+        let (mut tx, mut rx) = (0u8, [NO_MAC; 8]);
+        for m in self.macs.iter().flatten().filter(|m| m.enabled && m.id < 7) {
+            // GDMA n is PSE port n + 1.
+            rx[usize::from(m.id) + 1] = m.id;
             if self.open && m.link.is_some() {
                 tx |= 1 << m.id;
             }
         }
-        (self.tx_ready, self.rx_macs) = (tx, rx);
+        (self.tx_ready, self.rx_port) = (tx, rx);
+    }
+
+    /// The enabled MAC a frame from PSE source port `src_port` arrived on, if any.
+    #[inline(always)]
+    pub(crate) fn rx_mac(&self, src_port: u8) -> Option<u8> {
+        Some(self.rx_port[usize::from(src_port) % 8]).filter(|m| *m != NO_MAC)
     }
 
     /// MAC `mac`'s link came up (from a PHY, SFP or in-band status): programs force mode with

@@ -256,22 +256,22 @@ impl<P: Platform> Eth<P> {
                 }
                 l.owner[k][i] = Owner::Driver;
                 let len = usize::from(d.len);
-                let mac = d.src_port.wrapping_sub(1);
-                let drops = &mut self.stats.drops;
                 if !d.last || len == 0 || len > l.caps.buffer_size as usize || len > self.scratch.len() {
-                    drops.rx_bad_descriptor += 1;
-                } else if self.rx_macs & 1u8.checked_shl(u32::from(mac)).unwrap_or(0) == 0 {
-                    drops.rx_bad_port += 1;
-                } else if self.p.dma_read(u64::from(l.buf(k, i)), &mut self.scratch[..len]).is_err() {
-                    drops.rx_dma_error += 1;
+                    self.stats.drops.rx_bad_descriptor += 1;
+                } else if let Some(mac) = self.rx_mac(d.src_port) {
+                    if self.p.dma_read(u64::from(l.buf(k, i)), &mut self.scratch[..len]).is_err() {
+                        self.stats.drops.rx_dma_error += 1;
+                    } else {
+                        let data = &self.scratch[..len];
+                        let checksum = if trust && d.l4_valid { RxChecksum::Verified } else { RxChecksum::Unverified };
+                        let (segs, seg_size) = aggregate_meta(data);
+                        self.stats.count_rx(mac, len, checksum);
+                        self.stats.hw_lro_frames += 1;
+                        self.stats.hw_lro_segments += u64::from(segs);
+                        sink(RxFrame { mac, data, checksum, segs, seg_size });
+                    }
                 } else {
-                    let data = &self.scratch[..len];
-                    let checksum = if trust && d.l4_valid { RxChecksum::Verified } else { RxChecksum::Unverified };
-                    let (segs, seg_size) = aggregate_meta(data);
-                    self.stats.count_rx(mac, len, checksum);
-                    self.stats.hw_lro_frames += 1;
-                    self.stats.hw_lro_segments += u64::from(segs);
-                    sink(RxFrame { mac, data, checksum, segs, seg_size });
+                    self.stats.drops.rx_bad_port += 1;
                 }
                 if l.give(&self.p, self.rx_layout, k, i).is_err() {
                     self.stats.drops.rx_dma_error += 1;

@@ -151,18 +151,17 @@ impl<P: Platform> Eth<P> {
                 break;
             }
             let len = usize::from(d.len);
-            let mac = d.src_port.wrapping_sub(1);
             if !d.last || len.wrapping_sub(1) >= BUF_SIZE {
                 self.stats.drops.rx_bad_descriptor += 1;
-            } else if self.rx_macs & 1u8.checked_shl(u32::from(mac)).unwrap_or(0) == 0 {
-                self.stats.drops.rx_bad_port += 1;
-            } else {
+            } else if let Some(mac) = self.rx_mac(d.src_port) {
                 let checksum = if trust && d.l4_valid { RxChecksum::Verified } else { RxChecksum::Unverified };
                 let buf = u64::from(self.rx.buf(i));
                 match lro.as_deref_mut() {
                     None => self.deliver(buf, len, mac, checksum, sink),
                     Some(l) => self.deliver_through(l, buf, len, mac, checksum, sink),
                 }
+            } else {
+                self.stats.drops.rx_bad_port += 1;
             }
             // The buffer address never changes: handing the descriptor back rewrites one word.
             if self.p.dma_write_words(desc + 4 * C::CTRL as u64, &fresh).is_err() {

@@ -117,11 +117,7 @@ impl<'a> SoftLro<'a> {
     /// aggregate, and closes it when it must.
     #[inline(always)]
     pub(crate) fn fast_commit<F: FnMut(RxFrame<'_>, u64) + ?Sized>(&mut self, p: &fast::Plan, tag: u64, out: &mut F) {
-        self.stats.frames_in += 1;
-        match p.step {
-            fast::Step::Restart(_) => self.stats.fast_started += 1,
-            _ => self.stats.fast_merged += 1,
-        }
+        // Counted when the aggregate leaves (`close`).
         if let Some(reason) = fast::commit(&mut self.table, p, tag) {
             self.close(p.slot, reason, out);
         }
@@ -247,21 +243,24 @@ impl<'a> SoftLro<'a> {
 
     /// Closes the aggregate in slot `i`: rewrites its headers, delivers it, frees the slot.
     fn close<F: FnMut(RxFrame<'_>, u64) + ?Sized>(&mut self, i: usize, reason: FlushReason, out: &mut F) {
-        let (f, slot) = self.table.parts(i);
-        if !f.held() {
+        if !self.table.flows[i % MAX_FLOWS].held() {
             return;
         }
-        merge::finish(f, slot);
-        let f = *f;
-        self.table.flows[i].len = 0;
         self.table.held -= 1;
-        self.stats.count_flush(reason, f.segs);
-        let (_, bytes) = self.table.parts(i);
+        let (f, slot) = self.table.parts(i);
+        merge::finish(f, slot);
+        let (len, segs, slow_segs, tag) = (f.len, f.segs, f.slow_segs, f.tag);
         let checksum = if f.verified { RxChecksum::Verified } else { RxChecksum::Unverified };
-        let seg_size = if f.segs > 1 { f.seg_size } else { 0 };
-        out(
-            RxFrame { mac: f.mac, data: bytes.get(..f.len).unwrap_or_default(), checksum, segs: f.segs, seg_size },
-            f.tag,
-        );
+        let frame = RxFrame {
+            mac: f.mac,
+            data: slot.get(..len).unwrap_or_default(),
+            checksum,
+            segs,
+            seg_size: if segs > 1 { f.seg_size } else { 0 },
+        };
+        f.len = 0;
+        self.stats.count_flush(reason, segs);
+        self.stats.count_fast(segs - slow_segs, slow_segs == 0);
+        out(frame, tag);
     }
 }

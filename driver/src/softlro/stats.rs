@@ -104,7 +104,8 @@ named_enum! {
 /// SoftLRO counters since creation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LroStats {
-    /// Frames offered to `push`.
+    /// Frames offered to `push` (those the fast path takes are counted when their aggregate
+    /// is delivered, at the latest at the end of the poll).
     pub frames_in: u64,
     /// Frames delivered (aggregates, single held segments and frames passed through).
     pub frames_out: u64,
@@ -152,6 +153,17 @@ impl LroStats {
             self.aggregates_out += 1;
             self.segments_merged += u64::from(segs);
         }
+    }
+
+    /// Counts `segs` segments the fast path took into one delivered aggregate, its head among
+    /// them when `head`.
+    pub(crate) fn count_fast(&mut self, segs: u16, head: bool) {
+        let segs = u64::from(segs);
+        self.frames_in += segs;
+        if head {
+            self.fast_started += 1;
+        }
+        self.fast_merged += segs - u64::from(head && segs > 0);
     }
 
     pub(crate) fn count_pass(&mut self, reason: PassReason) {
