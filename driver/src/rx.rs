@@ -9,6 +9,7 @@ use crate::desc::{self, RX_WORDS, RxCodec};
 use crate::eth::{BUF_SIZE, Eth, LroMode, Owner, RX_RING};
 use crate::platform::{DmaError, Platform};
 use crate::softlro::SoftLro;
+use crate::softlro::run::Run;
 use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
 use fe_regs::values::PdmaPcrxPtr;
 
@@ -37,6 +38,19 @@ pub struct RxFrame<'a> {
     pub segs: u16,
     /// Payload bytes of each coalesced segment but the last (the stack's MSS); 0 when `segs` is 1.
     pub seg_size: u16,
+}
+
+/// A filled descriptor of ring 0 holding a good frame.
+#[derive(Clone, Copy, Debug)]
+struct Filled {
+    /// Physical address of its buffer.
+    buf: u64,
+    /// Its length.
+    len: usize,
+    /// MAC it arrived on.
+    mac: u8,
+    /// Its checksum verdict.
+    checksum: RxChecksum,
 }
 
 /// RX ring 0 and its buffers, with who owns each.
@@ -95,7 +109,10 @@ impl<P: Platform> Eth<P> {
     /// descriptors it consumed (frames delivered plus frames dropped); less than `budget` means
     /// the ring is empty.
     pub fn poll(&mut self, budget: usize, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
-        let done = self.poll_ring0(budget, None, sink);
+        let done = match self.rx_layout {
+            DescriptorLayout::RxV2 => self.ring0::<RxV2>(budget, |eth, f| eth.deliver(f, sink)),
+            _ => self.ring0::<RxV1>(budget, |eth, f| eth.deliver(f, sink)),
+        };
         done + self.poll_lro(budget - done, sink)
     }
 
@@ -109,27 +126,22 @@ impl<P: Platform> Eth<P> {
         if self.features.lro == LroMode::Off || self.forwarding {
             return self.poll(budget, sink);
         }
-        let done = self.poll_ring0(budget, Some(&mut *lro), sink);
+        // The run over the most recently used flow lives here, between frames (see `run.rs`).
+        let mut run = lro.run_begin();
+        let done = match self.rx_layout {
+            DescriptorLayout::RxV2 => self.ring0::<RxV2>(budget, |eth, f| eth.deliver_through(lro, &mut run, f, sink)),
+            _ => self.ring0::<RxV1>(budget, |eth, f| eth.deliver_through(lro, &mut run, f, sink)),
+        };
+        if let Some(r) = run {
+            self.end_run(lro, r, sink);
+        }
         lro.flush(sink);
         done + self.poll_lro(budget - done, sink)
     }
 
-    /// Ring 0 of [`Eth::poll`], through `lro` when given, in the SoC's RX layout.
-    fn poll_ring0(&mut self, budget: usize, lro: Option<&mut SoftLro<'_>>, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
-        match self.rx_layout {
-            DescriptorLayout::RxV2 => self.ring0::<RxV2>(budget, lro, sink),
-            _ => self.ring0::<RxV1>(budget, lro, sink),
-        }
-    }
-
-    /// [`Eth::poll_ring0`] for layout `C`.
+    /// Ring 0 in layout `C`: hands each good frame's buffer to `frame`.
     #[inline(always)]
-    fn ring0<C: RxCodec>(
-        &mut self,
-        budget: usize,
-        mut lro: Option<&mut SoftLro<'_>>,
-        sink: &mut dyn FnMut(RxFrame<'_>),
-    ) -> usize {
+    fn ring0<C: RxCodec>(&mut self, budget: usize, mut frame: impl FnMut(&mut Self, Filled)) -> usize {
         if !self.open || budget == 0 {
             return 0;
         }
@@ -155,11 +167,7 @@ impl<P: Platform> Eth<P> {
                 self.stats.drops.rx_bad_descriptor += 1;
             } else if let Some(mac) = self.rx_mac(d.src_port) {
                 let checksum = if trust && d.l4_valid { RxChecksum::Verified } else { RxChecksum::Unverified };
-                let buf = u64::from(self.rx.buf(i));
-                match lro.as_deref_mut() {
-                    None => self.deliver(buf, len, mac, checksum, sink),
-                    Some(l) => self.deliver_through(l, buf, len, mac, checksum, sink),
-                }
+                frame(self, Filled { buf: u64::from(self.rx.buf(i)), len, mac, checksum });
             } else {
                 self.stats.drops.rx_bad_port += 1;
             }
@@ -181,54 +189,92 @@ impl<P: Platform> Eth<P> {
         done
     }
 
-    /// Copies the frame in `buf` out and hands it to `sink`.
+    /// Copies the frame out and hands it to `sink`.
     #[inline(always)]
-    fn deliver(&mut self, buf: u64, len: usize, mac: u8, checksum: RxChecksum, sink: &mut dyn FnMut(RxFrame<'_>)) {
-        let Some(data) = self.scratch.get_mut(..len) else { return };
-        if self.p.dma_read(buf, data).is_err() {
+    fn deliver(&mut self, f: Filled, sink: &mut dyn FnMut(RxFrame<'_>)) {
+        let Some(data) = self.scratch.get_mut(..f.len) else { return };
+        if self.p.dma_read(f.buf, data).is_err() {
             self.stats.drops.rx_dma_error += 1;
             return;
         }
-        self.stats.count_rx(mac, len, checksum);
-        sink(RxFrame { mac, data, checksum, segs: 1, seg_size: 0 });
+        self.stats.count_rx(f.mac, f.len, f.checksum);
+        sink(RxFrame { mac: f.mac, data, checksum: f.checksum, segs: 1, seg_size: 0 });
     }
 
-    /// Offers the frame in `buf` to SoftLRO: reads its headers first, and when the fast path
-    /// takes it, copies only its payload, straight into the aggregate; otherwise reads the rest
-    /// and offers the whole frame.
+    /// Offers the frame to SoftLRO: reads its headers first; when `run` (the fast path over
+    /// the most recently used flow) or the fast path takes it, copies only what it takes
+    /// straight into the aggregate; otherwise reads the rest and offers the whole frame.
     #[inline(always)]
     fn deliver_through(
         &mut self,
         lro: &mut SoftLro<'_>,
-        buf: u64,
-        len: usize,
-        mac: u8,
-        checksum: RxChecksum,
+        run: &mut Option<Run>,
+        f: Filled,
         sink: &mut dyn FnMut(RxFrame<'_>),
     ) {
-        let (head, rest) = self.scratch.split_at_mut(HEAD);
-        let h = len.min(HEAD);
-        if self.p.dma_read(buf, &mut head[..h]).is_err() {
+        let h = f.len.min(HEAD);
+        if self.p.dma_read(f.buf, self.scratch.get_mut(..h).unwrap_or_default()).is_err() {
             self.stats.drops.rx_dma_error += 1;
             return;
         }
-        // Bytes of `head` past the frame are stale; the fast path looks only inside the frame.
+        // Bytes of the head past the frame are stale; the fast path looks only inside the frame.
+        let Some(first) = self.scratch.first_chunk() else { return };
+        if let Some(r) = run.as_mut()
+            && let Some(t) = lro.run_take(r, f.mac, f.checksum, first, f.len)
+            && let Some(room) = lro.run_room(&t)
+        {
+            if self.p.dma_read(f.buf + t.src as u64, room).is_err() {
+                self.stats.drops.rx_dma_error += 1;
+            } else if r.commit(&t) {
+                let full = *r;
+                self.end_run(lro, full, sink);
+                *run = lro.run_begin();
+            }
+            return;
+        }
+        self.deliver_other(lro, run, f, sink);
+    }
+
+    /// [`Eth::deliver_through`] for a frame the run does not take (its headers in `scratch`):
+    /// ends the run, offers the frame to the fast path or SoftLRO whole, and begins a new run.
+    #[inline(never)]
+    fn deliver_other(
+        &mut self,
+        lro: &mut SoftLro<'_>,
+        run: &mut Option<Run>,
+        f: Filled,
+        sink: &mut dyn FnMut(RxFrame<'_>),
+    ) {
+        if let Some(r) = run.take() {
+            self.end_run(lro, r, sink);
+        }
+        let h = f.len.min(HEAD);
+        // The headers are still in `scratch` (an aggregate leaves from SoftLRO's storage).
+        let (head, rest) = self.scratch.split_at_mut(HEAD);
         let Some(first) = head.first_chunk() else { return };
-        if let Some(plan) = lro.fast_plan(mac, checksum, first, len) {
-            if self.p.dma_read(buf + plan.off as u64, lro.fast_room(&plan)).is_err() {
+        if let Some(plan) = lro.fast_plan(f.mac, f.checksum, first, f.len) {
+            if self.p.dma_read(f.buf + plan.off as u64, lro.fast_room(&plan)).is_err() {
                 self.stats.drops.rx_dma_error += 1;
                 return;
             }
-            self.stats.count_rx(mac, len, checksum);
-            return lro.fast_commit(&plan, 0, &mut |f, _| sink(f));
-        }
-        if len > h && self.p.dma_read(buf + h as u64, rest.get_mut(..len - h).unwrap_or_default()).is_err() {
+            self.stats.count_rx(f.mac, f.len, f.checksum);
+            lro.fast_commit(&plan, 0, &mut |o, _| sink(o));
+        } else if f.len > h && self.p.dma_read(f.buf + h as u64, rest.get_mut(..f.len - h).unwrap_or_default()).is_err()
+        {
             self.stats.drops.rx_dma_error += 1;
-            return;
+        } else {
+            self.stats.count_rx(f.mac, f.len, f.checksum);
+            let data = self.scratch.get(..f.len).unwrap_or_default();
+            lro.push(RxFrame { mac: f.mac, data, checksum: f.checksum, segs: 1, seg_size: 0 }, sink);
         }
-        self.stats.count_rx(mac, len, checksum);
-        let data = self.scratch.get(..len).unwrap_or_default();
-        lro.push(RxFrame { mac, data, checksum, segs: 1, seg_size: 0 }, sink);
+        *run = lro.run_begin();
+    }
+
+    /// Ends run `r` (its segments counted as received here), delivering its aggregate when full.
+    #[inline(never)]
+    fn end_run(&mut self, lro: &mut SoftLro<'_>, r: Run, sink: &mut dyn FnMut(RxFrame<'_>)) {
+        self.stats.count_rx_many(r.mac, r.frames, r.bytes, RxChecksum::Verified);
+        lro.run_end(r, 0, &mut |o, _| sink(o));
     }
 
     /// At close, with RX DMA off: counts frames received but not polled as dropped and takes

@@ -131,6 +131,19 @@ impl Stats {
         }
     }
 
+    /// Counts `frames` frames of `bytes` bytes in all delivered on MAC `mac`, all with verdict
+    /// `checksum`.
+    pub(crate) fn count_rx_many(&mut self, mac: u8, frames: u64, bytes: u64, checksum: crate::rx::RxChecksum) {
+        match checksum {
+            crate::rx::RxChecksum::Verified => self.rx_csum_verified += frames,
+            crate::rx::RxChecksum::Unverified => self.rx_csum_unverified += frames,
+        }
+        if let Some(c) = self.mac.get_mut(usize::from(mac)) {
+            c.rx_frames += frames;
+            c.rx_bytes += bytes;
+        }
+    }
+
     /// Frames sent on every MAC.
     #[must_use]
     pub fn tx_frames(&self) -> u64 {

@@ -200,3 +200,49 @@ fn nothing_is_coalesced_while_the_interface_forwards() {
         eth.set_features(Features { lro: LroMode::Soft, ..eth.features() }).unwrap();
     });
 }
+
+#[test]
+fn soft_lro_counts_every_frame_across_polls_and_other_traffic() {
+    each_board(|name, sim, eth, mac| {
+        eth.set_features(Features { lro: LroMode::Soft, ..eth.features() }).unwrap();
+        let mut storage = vec![0u8; 4 * 65536];
+        let mut lro = SoftLro::new(&mut storage, 4);
+        let before = *eth.stats();
+        let mut stream = TcpStream::bulk(false, None);
+        let udp = packet::build_udp(&packet::UdpSpec { payload_len: 100, ..Default::default() });
+        let (mut sent, mut frames, mut bytes) = (Vec::new(), 0u64, 0u64);
+        // 200 segments with a UDP datagram after every 37th (it ends the fast path's run),
+        // polled 16 frames at a time (runs end with the poll).
+        for k in 0..200 {
+            let f = stream.next_segment();
+            sent.extend_from_slice(&f[packet::parse(&f).unwrap().payload()]);
+            (frames, bytes) = (frames + 1, bytes + f.len() as u64);
+            sim.send_to_mac(usize::from(mac), f);
+            if k % 37 == 36 {
+                (frames, bytes) = (frames + 1, bytes + udp.len() as u64);
+                sim.send_to_mac(usize::from(mac), udp.clone());
+            }
+            if k % 16 == 15 {
+                sim.advance(300_000);
+            }
+        }
+        sim.advance(3_000_000);
+        let mut got = Vec::new();
+        while eth.poll_coalesced(16, &mut lro, &mut |f| got.push(f.data.to_vec())) == 16 {}
+        let tcp: Vec<Up> = got
+            .iter()
+            .filter(|d| packet::parse(d).is_some_and(|p| p.tcp.is_some()))
+            .map(|d| {
+                up(fe_driver::RxFrame { mac, data: d, checksum: RxChecksum::Verified, segs: 1, seg_size: 0 }, true)
+            })
+            .collect();
+        same_bytes(name, &tcp, &sent);
+        assert_eq!(got.len() - tcp.len(), 5, "{name}: every UDP datagram up as received");
+        let (s, l) = (*eth.stats(), lro.stats());
+        let m = usize::from(mac);
+        assert_eq!(s.mac[m].rx_frames - before.mac[m].rx_frames, frames, "{name}: every frame counted once");
+        assert_eq!(s.mac[m].rx_bytes - before.mac[m].rx_bytes, bytes, "{name}: with its bytes");
+        assert_eq!(l.frames_in, frames, "{name}");
+        assert!(l.fast_merged + l.fast_started >= 190, "{name}: the fast path took the stream: {l:?}");
+    });
+}

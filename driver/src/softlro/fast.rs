@@ -79,7 +79,7 @@ pub(crate) struct Expect {
     /// Tier 2: the bits that never change within a flow, and the flags but PSH.
     fixed: Hdr,
     /// The head's header layout (the fast path reads its fields at fixed offsets).
-    shape: Shape,
+    pub(crate) shape: Shape,
     /// Offset of the TCP header.
     t: usize,
     /// The TCP header carries timestamps.
@@ -93,7 +93,7 @@ pub(crate) struct Expect {
 /// options or IPv6 without extension headers, TCP without options or with timestamps only
 /// (every layout a mergeable segment can have).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Shape {
+pub(crate) enum Shape {
     /// Anything else, or a head of odd length: every segment takes the full path.
     Other,
     /// Bit 0: VLAN tag; bit 1: IPv6; bit 2: timestamps.
@@ -244,6 +244,60 @@ pub(crate) fn plan(table: &Table<'_>, mac: u8, checksum: RxChecksum, h: &[u8; MA
     }
 }
 
+/// What tier 1 checks beyond the header compare: the flow's next sequence number, IPv4 ID (where
+/// DF is clear) and latest TSval, and the head's payload size.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Next {
+    /// Sequence number the next segment carries.
+    pub seq: u32,
+    /// IPv4 ID it carries where DF is clear.
+    pub id: u16,
+    /// The flow's DF bit (the ID is free where it is set).
+    pub df: bool,
+    /// TSval it must not be older than.
+    pub tsval: u32,
+    /// Its payload bytes (the head's).
+    pub size: usize,
+}
+
+impl Next {
+    /// The prediction held in `f`.
+    #[inline(always)]
+    pub(crate) fn of(f: &Flow) -> Next {
+        Next { seq: f.next_seq, id: f.next_id, df: f.df, tsval: f.tsval, size: usize::from(f.seg_size) }
+    }
+}
+
+/// Tier 1 of the fast path for headers of `L2` Ethernet bytes, IPv6 or IPv4, with or without
+/// timestamps (every field at a fixed offset): when the frame of `len` bytes with headers `h`
+/// is exactly the predicted next segment, its TSval and the sum of its TCP header.
+#[inline(always)]
+pub(crate) fn exact<const L2: usize, const V6: bool, const TS: bool>(
+    e: &Expect,
+    n: &Next,
+    h: &[u8; MAX_HDR],
+    len: usize,
+) -> Option<(u32, u64)> {
+    let t = L2 + if V6 { 40 } else { 20 };
+    let off = t + if TS { 32 } else { 20 };
+    let le32 = |at: usize| u32::from_le_bytes([h[at], h[at + 1], h[at + 2], h[at + 3]]);
+    let seq = le32(t + 4);
+    let tsval = if TS { le32(t + 24).swap_bytes() } else { 0 };
+    let id_ok = V6 || n.df || u16::from_be_bytes([h[L2 + 4], h[L2 + 5]]) == n.id;
+    // The compare covers the headers' 16-byte chunks; the prediction has the head's IP length,
+    // which the frame must hold.
+    if differs(h, &e.want, &e.exact, off.div_ceil(16))
+        || seq.swap_bytes() != n.seq
+        || !id_ok
+        || (tsval.wrapping_sub(n.tsval) as i32) < 0
+        || len < off + n.size
+    {
+        return None;
+    }
+    let hsum = e.k_sum + u64::from(seq) + u64::from(le32(t + 16)) + if TS { u64::from(le32(t + 24)) } else { 0 };
+    Some((tsval, hsum))
+}
+
 /// [`plan`] for headers of `L2` Ethernet bytes, IPv6 or IPv4, with or without timestamps:
 /// every field at a fixed offset.
 #[inline(always)]
@@ -258,18 +312,10 @@ fn plan_in<const L2: usize, const V6: bool, const TS: bool>(
     let e = &f.expect;
     let be16 = |at: usize| u16::from_be_bytes([h[at], h[at + 1]]);
     let le32 = |at: usize| u32::from_le_bytes([h[at], h[at + 1], h[at + 2], h[at + 3]]);
-    let seq = le32(t + 4);
-    let tsval = if TS { le32(t + 24).swap_bytes() } else { 0 };
-    let id_ok = V6 || f.df || be16(L2 + 4) == f.next_id;
     let newer = |new: u32, old: u32| new.wrapping_sub(old) as i32 >= 0;
-    // Tier 1: everything as predicted; the compare covers the headers' 16-byte chunks.
-    if !differs(h, &e.want, &e.exact, off.div_ceil(16)) {
+    // Tier 1: everything as predicted.
+    if let Some((tsval, hsum)) = exact::<L2, V6, TS>(e, &Next::of(f), h, len) {
         let n = usize::from(f.seg_size);
-        // The prediction has the head's IP length: the frame must hold it.
-        if seq.swap_bytes() != f.next_seq || !id_ok || !newer(tsval, f.tsval) || len < off + n {
-            return None;
-        }
-        let hsum = e.k_sum + u64::from(seq) + u64::from(le32(t + 16)) + if TS { u64::from(le32(t + 24)) } else { 0 };
         return if f.held() {
             (f.room > 0).then_some(Plan { slot, off, at: f.len, n, step: Step::Next(tsval), hsum })
         } else {
@@ -288,9 +334,9 @@ fn plan_in<const L2: usize, const V6: bool, const TS: bool>(
         return None;
     }
     let ack = le32(t + 8).swap_bytes();
-    let tsecr = if TS { le32(t + 28).swap_bytes() } else { 0 };
-    if seq.swap_bytes() != f.next_seq
-        || !id_ok
+    let (tsval, tsecr) = if TS { (le32(t + 24).swap_bytes(), le32(t + 28).swap_bytes()) } else { (0, 0) };
+    if le32(t + 4).swap_bytes() != f.next_seq
+        || (!V6 && !f.df && be16(L2 + 4) != f.next_id)
         || !newer(ack, f.ack)
         || !newer(tsval, f.tsval)
         || !newer(tsecr, f.tsecr)

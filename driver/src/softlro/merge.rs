@@ -76,16 +76,16 @@ pub(crate) fn restart(f: &mut Flow, len: usize, hsum: u64, tag: u64) {
     let plen = u32::from(f.seg_size);
     f.len = len;
     f.segs = 1;
-    f.room = f.room0;
-    f.next_seq = f.next_seq.wrapping_add(plen);
-    f.next_id = f.next_id.wrapping_add(1);
     f.flags_or = 0;
     f.verified = true;
-    f.tag = tag;
     f.payload_sum = 0;
     f.fast_hsum = hsum;
     f.slow_segs = 0;
     f.slow_payload = 0;
+    f.room = f.room0;
+    f.next_seq = f.next_seq.wrapping_add(plen);
+    f.next_id = f.next_id.wrapping_add(1);
+    f.tag = tag;
 }
 
 /// What the aggregate takes from each segment merged into it.

@@ -24,6 +24,7 @@ mod fast;
 mod merge;
 pub(crate) mod parse;
 mod rules;
+pub(crate) mod run;
 mod stats;
 mod table;
 

@@ -164,6 +164,12 @@ impl<'a> Table<'a> {
         (&mut self.flows[i % MAX_FLOWS], bytes)
     }
 
+    /// `len` bytes at offset `start` of the storage, if it has them.
+    #[inline(always)]
+    pub(crate) fn bytes(&mut self, start: usize, len: usize) -> Option<&mut [u8]> {
+        self.storage.get_mut(start..)?.get_mut(..len)
+    }
+
     /// `len` bytes at offset `at` of slot `i` (empty when they would not fit).
     #[inline(always)]
     pub(crate) fn room(&mut self, i: usize, at: usize, len: usize) -> &mut [u8] {
