@@ -257,7 +257,7 @@ impl<P: Platform> Eth<P> {
         let tds = tx_layout.size();
         let tx = TxRing::new(alloc32(&p, tds * TX_RING, tds.max(16))?, alloc32(&p, BUF_SIZE * TX_RING, 64)?, tds);
         let rds = rx_layout.size();
-        let rx = RxRing::new(alloc32(&p, rds * RX_RING, rds.max(16))?, alloc32(&p, BUF_SIZE * RX_RING, 64)?, rds);
+        let rx = RxRing::new(alloc32(&p, rds * RX_RING, rds.max(16))?, alloc32(&p, BUF_SIZE * RX_RING, 64)?);
         let lro = match soc.caps.hw_lro {
             Some(caps) => Some(crate::hwlro::LroRings::new(caps, rds, |size, align| alloc32(&p, size, align))?),
             None => None,

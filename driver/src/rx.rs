@@ -58,7 +58,6 @@ struct Filled {
 pub(crate) struct RxRing {
     base: u64,
     bufs: u64,
-    desc_size: usize,
     owner: [Owner; RX_RING],
     /// Next descriptor the DMA fills (in ring order).
     next: usize,
@@ -66,13 +65,14 @@ pub(crate) struct RxRing {
 
 impl RxRing {
     /// A ring of [`RX_RING`] descriptors at `base` with buffers from `bufs`.
-    pub(crate) fn new(base: u64, bufs: u64, desc_size: usize) -> Self {
-        RxRing { base, bufs, desc_size, owner: [Owner::Driver; RX_RING], next: 0 }
+    pub(crate) fn new(base: u64, bufs: u64) -> Self {
+        RxRing { base, bufs, owner: [Owner::Driver; RX_RING], next: 0 }
     }
 
     /// Physical address of descriptor `i`.
     pub(crate) fn addr(&self, i: usize) -> u64 {
-        self.base + (i % RX_RING * self.desc_size) as u64
+        // Every RX layout the core handles is RX_WORDS words long (`desc::is_rx`).
+        self.base + (i % RX_RING * RX_WORDS * 4) as u64
     }
 
     fn buf(&self, i: usize) -> u32 {
