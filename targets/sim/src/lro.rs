@@ -214,8 +214,15 @@ impl Inner {
             self.fe(elem(fe.pdma.pcrx_ptr, i)),
             self.fe(elem(fe.pdma.pdrx_ptr, i)),
         );
+        // A dropped aggregate loses every segment in it: each is counted where the driver sees
+        // it, in its MAC's overflow counter (as ring 0 does for a single frame).
+        let mib = fe.mib.at(s.mac).map(|m| m.rx_overflow.offset());
+        let lost = u64::from(s.segments);
         if size == 0 || drx == calc {
-            self.stats.rx_ring_full += 1;
+            self.stats.rx_ring_full += lost;
+            if let Some(m) = mib {
+                self.regs.add(Space::Fe, m, s.segments);
+            }
             return;
         }
         let addr = u64::from(base) + u64::from(drx) * 16;
@@ -229,7 +236,10 @@ impl Inner {
             return;
         }
         if s.frame.len() > d.plen0() as usize {
-            self.stats.rx_dropped += 1;
+            self.stats.rx_dropped += lost;
+            if let Some(m) = mib {
+                self.regs.add(Space::Fe, m, s.segments);
+            }
             return;
         }
         if let Err(v) = self.dma.write(u64::from(d.addr0()), &s.frame) {
