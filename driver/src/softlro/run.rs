@@ -1,6 +1,7 @@
-//! Runs: the fast path's tier 1 over consecutive segments of one flow, with the flow's state
-//! held by the caller (the driver's poll loop) instead of the flow table and written back once
-//! when the run ends. The decisions are `fast::plan`'s tier 1, segment by segment; only the
+//! Runs: the fast path's tier 1 over consecutive segments joining one held aggregate, with its
+//! state held by the caller (the driver's poll loop) instead of the flow table and written back
+//! once when the run ends (the aggregate is full, another frame comes between, or the poll
+//! ends). The decisions are `fast::plan`'s tier 1 (`fast::exact`), segment by segment; only the
 //! bookkeeping moves out of the table.
 
 use super::SoftLro;
@@ -9,7 +10,8 @@ use super::rules;
 use super::table::MAX_FLOWS;
 use crate::rx::{RxChecksum, RxFrame};
 
-/// Tier-1 state of the most recently used flow, held by the caller between segments.
+/// Tier-1 state of the aggregate the most recently used flow holds, kept by the caller between
+/// segments.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Run {
     slot: usize,
@@ -55,7 +57,7 @@ impl Run {
     /// Takes the segment of `t`, its bytes copied; whether the aggregate is now full.
     #[inline(always)]
     pub(crate) fn commit(&mut self, t: &Take) -> bool {
-        self.room -= 1;
+        self.room = self.room.saturating_sub(1);
         self.dst = t.dst + t.n;
         self.next.seq = self.next.seq.wrapping_add(self.next.size as u32);
         self.next.id = self.next.id.wrapping_add(1);
