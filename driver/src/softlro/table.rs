@@ -125,10 +125,10 @@ impl Flow {
         self.len != 0
     }
 
-    /// TCP payload bytes held.
+    /// TCP payload bytes held (0 for a free slot).
     #[inline(always)]
     pub(crate) fn payload_len(&self) -> usize {
-        self.len - self.tcp_off - self.tcp_hlen
+        self.len.saturating_sub(self.tcp_off + self.tcp_hlen)
     }
 }
 
@@ -173,8 +173,7 @@ impl<'a> Table<'a> {
     /// `len` bytes at offset `at` of slot `i` (empty when they would not fit).
     #[inline(always)]
     pub(crate) fn room(&mut self, i: usize, at: usize, len: usize) -> &mut [u8] {
-        let start = i * self.slot_size + at;
-        self.storage.get_mut(start..start + len).unwrap_or_default()
+        self.bytes(i * self.slot_size + at, len).unwrap_or_default()
     }
 
     /// Whether slot `i` holds the flow of `seg`.
