@@ -85,6 +85,14 @@ fn same_bytes(name: &str, got: &[Up], sent: &[u8]) {
     );
 }
 
+/// Turns hardware LRO on with a rule for the bulk stream it returns (the SoC has hardware LRO).
+fn hw_lro_on(eth: &mut Eth<SimPlatform<'_>>, mac: u8) -> TcpStream {
+    eth.set_features(Features { lro: LroMode::Hw, ..eth.features() }).unwrap();
+    let mut stream = TcpStream::bulk(false, None);
+    eth.set_lro_rule(mac, 0, Some(dst_ip(&mut stream))).unwrap();
+    stream
+}
+
 fn dst_ip(stream: &mut TcpStream) -> [u8; 4] {
     let f = stream.clone().next_segment();
     f[30..34].try_into().unwrap()
@@ -100,9 +108,7 @@ fn hardware_lro_merges_flows_to_a_programmed_address_on_the_soc_that_has_it() {
             return;
         }
         let caps = eth.soc().caps.hw_lro.unwrap();
-        eth.set_features(Features { lro: LroMode::Hw, ..eth.features() }).unwrap();
-        let mut stream = TcpStream::bulk(false, None);
-        eth.set_lro_rule(mac, 0, Some(dst_ip(&mut stream))).unwrap();
+        let mut stream = hw_lro_on(eth, mac);
         let mut storage = vec![0u8; 4 * 65536];
         let mut lro = SoftLro::new(&mut storage, 4);
         // NAPI polls as the interrupts come: every 10 segments (an LRO ring has few descriptors).
@@ -138,9 +144,7 @@ fn hardware_lro_is_relinquished_at_close_and_every_buffer_returns() {
         if eth.soc().caps.hw_lro.is_none() {
             return;
         }
-        eth.set_features(Features { lro: LroMode::Hw, ..eth.features() }).unwrap();
-        let mut stream = TcpStream::bulk(false, None);
-        eth.set_lro_rule(mac, 0, Some(dst_ip(&mut stream))).unwrap();
+        let mut stream = hw_lro_on(eth, mac);
         for _ in 0..5 {
             sim.send_to_mac(usize::from(mac), stream.next_segment());
         }
@@ -253,9 +257,7 @@ fn hardware_lro_aggregates_lost_to_a_full_ring_are_counted_segment_by_segment() 
         if eth.soc().caps.hw_lro.is_none() {
             return;
         }
-        eth.set_features(Features { lro: LroMode::Hw, ..eth.features() }).unwrap();
-        let mut stream = TcpStream::bulk(false, None);
-        eth.set_lro_rule(mac, 0, Some(dst_ip(&mut stream))).unwrap();
+        let mut stream = hw_lro_on(eth, mac);
         let overflow = |eth: &mut Eth<SimPlatform<'_>>| {
             let mut n = 0;
             eth.ethtool_stats(mac, &mut |k, v| {

@@ -28,10 +28,6 @@ fn apart(flow: &Flow, segs: &[Seg]) -> Vec<Out> {
     out
 }
 
-fn head() -> Seg {
-    Seg::data(1000, 1448)
-}
-
 // --- Merging and the rewrite on merge ---
 
 #[test]

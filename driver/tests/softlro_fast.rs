@@ -29,10 +29,6 @@ fn stream(first: Seg, n: usize) -> Vec<Seg> {
     segs
 }
 
-fn head() -> Seg {
-    Seg::data(1000, 1448)
-}
-
 /// Every delivered frame is valid and the flow's payload comes out whole and in order.
 fn all_bytes_in_order(out: &[Out], first_seq: u32, total: usize) {
     let mut payload = Vec::new();

@@ -104,6 +104,11 @@ pub fn pattern(seq: u32, len: usize) -> Vec<u8> {
     (0..len as u32).map(|i| (seq.wrapping_add(i).wrapping_mul(2_654_435_761) >> 24) as u8).collect()
 }
 
+/// The head most tests start from: 1448 payload bytes at sequence 1000.
+pub fn head() -> Seg {
+    Seg::data(1000, 1448)
+}
+
 impl Seg {
     /// A data segment (ACK) at `seq` with `len` payload bytes, timestamps on.
     pub fn data(seq: u32, len: usize) -> Seg {
