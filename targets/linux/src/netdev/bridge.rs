@@ -108,12 +108,7 @@ fn deliver(ports: &mut [Port], loops: &mut LoopCounters, f: RxFrame<'_>) {
         return;
     };
     let (up, kind) = vnet::rx_header(f.data, f.checksum == RxChecksum::Verified, f.segs, f.seg_size);
-    let hdr = up.hdr.encode();
-    let r = match up.patch {
-        Some((at, bytes)) => p.host.write(&[&hdr, &f.data[..at], &bytes, &f.data[at + 2..]]),
-        None => p.host.write(&[&hdr, f.data]),
-    };
-    if r.is_err() {
+    if write_up(&p.host, &up, f.data).is_err() {
         p.c.host_write_errors += 1;
         return;
     }
@@ -129,6 +124,16 @@ fn deliver(ports: &mut [Port], loops: &mut LoopCounters, f: RxFrame<'_>) {
     }
 }
 
+/// Writes `data` to `tap` behind `up`'s virtio-net header, with `up`'s checksum patch applied
+/// on the way (the frame itself is not copied).
+fn write_up(tap: &Tap, up: &vnet::Up, data: &[u8]) -> std::io::Result<usize> {
+    let hdr = up.hdr.encode();
+    match up.patch.and_then(|(at, bytes)| Some((data.get(..at)?, bytes, data.get(at + 2..)?))) {
+        Some((head, bytes, tail)) => tap.write(&[&hdr, head, &bytes, tail]),
+        None => tap.write(&[&hdr, data]),
+    }
+}
+
 /// Writes a frame from the wire up to the peer: one by one with flags 0 (the peer's kernel checks
 /// the full checksums; Linux ignores `DATA_VALID` on a TAP write), or, coalesced by the peer's
 /// SoftLRO (standing in for the GRO a real NIC's driver gives its host, which a TAP write does
@@ -139,12 +144,7 @@ fn up_to_peer(p: &mut Port, f: RxFrame<'_>) {
     } else {
         (vnet::Up { hdr: VnetHdr::default(), patch: None }, UpKind::Unverified)
     };
-    let hdr = up.hdr.encode();
-    let r = match up.patch {
-        Some((at, bytes)) => p.peer.write(&[&hdr, &f.data[..at], &bytes, &f.data[at + 2..]]),
-        None => p.peer.write(&[&hdr, f.data]),
-    };
-    if r.is_err() {
+    if write_up(&p.peer, &up, f.data).is_err() {
         p.c.peer_write_errors += 1;
     } else if kind == UpKind::Gso {
         p.c.peer_rx_gso += 1;
