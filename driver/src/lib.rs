@@ -21,6 +21,7 @@ pub mod hwlro;
 pub mod irq;
 pub mod platform;
 pub mod rx;
+mod rx_lane;
 pub mod shaping;
 pub mod softlro;
 pub mod stats;

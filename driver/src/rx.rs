@@ -8,6 +8,7 @@
 use crate::desc::{self, RX_WORDS, RxCodec};
 use crate::eth::{BUF_SIZE, Eth, LroMode, Owner, RX_RING};
 use crate::platform::{DmaError, Platform};
+use crate::rx_lane::LaneExit;
 use crate::softlro::SoftLro;
 use crate::softlro::run::Run;
 use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
@@ -38,6 +39,15 @@ pub struct RxFrame<'a> {
     pub segs: u16,
     /// Payload bytes of each coalesced segment but the last (the stack's MSS); 0 when `segs` is 1.
     pub seg_size: u16,
+}
+
+/// Where a poll of ring 0 is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cursor {
+    /// Next descriptor.
+    pub i: usize,
+    /// Descriptors consumed so far.
+    pub done: usize,
 }
 
 /// A filled descriptor of ring 0 holding a good frame.
@@ -73,6 +83,12 @@ impl RxRing {
     pub(crate) fn addr(&self, i: usize) -> u64 {
         // Every RX layout the core handles is RX_WORDS words long (`desc::is_rx`).
         self.base + (i % RX_RING * RX_WORDS * 4) as u64
+    }
+
+    /// Physical address of descriptor `i`'s buffer.
+    #[inline(always)]
+    pub(crate) fn buf_addr(&self, i: usize) -> u64 {
+        u64::from(self.buf(i))
     }
 
     fn buf(&self, i: usize) -> u32 {
@@ -126,15 +142,10 @@ impl<P: Platform> Eth<P> {
         if self.features.lro == LroMode::Off || self.forwarding {
             return self.poll(budget, sink);
         }
-        // The run over the most recently used flow lives here, between frames (see `run.rs`).
-        let mut run = lro.run_begin();
         let done = match self.rx_layout {
-            DescriptorLayout::RxV2 => self.ring0::<RxV2>(budget, |eth, f| eth.deliver_through(lro, &mut run, f, sink)),
-            _ => self.ring0::<RxV1>(budget, |eth, f| eth.deliver_through(lro, &mut run, f, sink)),
+            DescriptorLayout::RxV2 => self.ring0_coalesced::<RxV2>(budget, lro, sink),
+            _ => self.ring0_coalesced::<RxV1>(budget, lro, sink),
         };
-        if let Some(r) = run {
-            self.end_run(lro, r, sink);
-        }
         lro.flush(sink);
         done + self.poll_lro(budget - done, sink)
     }
@@ -142,51 +153,111 @@ impl<P: Platform> Eth<P> {
     /// Ring 0 in layout `C`: hands each good frame's buffer to `frame`.
     #[inline(always)]
     fn ring0<C: RxCodec>(&mut self, budget: usize, mut frame: impl FnMut(&mut Self, Filled)) -> usize {
+        let Some(mut cur) = self.ring0_begin(budget) else { return 0 };
+        while cur.done < budget && self.ring0_step::<C>(&mut cur, &mut frame) {}
+        self.ring0_end(cur)
+    }
+
+    /// [`Eth::ring0`] through SoftLRO. The run over the most recently used flow's aggregate
+    /// lives here, between frames (see `softlro/run.rs`): while frames continue it, the lane
+    /// specialised for its header layout takes them (`rx_lane.rs`); any other frame goes
+    /// through [`Eth::deliver_coalesced`], which ends the run and may begin the next.
+    #[inline(always)]
+    fn ring0_coalesced<C: RxCodec>(
+        &mut self,
+        budget: usize,
+        lro: &mut SoftLro<'_>,
+        sink: &mut dyn FnMut(RxFrame<'_>),
+    ) -> usize {
+        let Some(mut cur) = self.ring0_begin(budget) else { return 0 };
+        let mut run = lro.run_begin();
+        while cur.done < budget {
+            if let Some(r) = run.as_mut() {
+                match self.lane::<C>(lro, r, &mut cur, budget) {
+                    LaneExit::Full => {
+                        let full = *r;
+                        self.end_run(lro, full, sink);
+                        run = lro.run_begin();
+                        continue;
+                    }
+                    LaneExit::Stop => break,
+                    LaneExit::Other => {}
+                }
+            }
+            if !self.ring0_step::<C>(&mut cur, &mut |eth: &mut Self, f| eth.deliver_coalesced(lro, &mut run, f, sink)) {
+                break;
+            }
+        }
+        if let Some(r) = run {
+            self.end_run(lro, r, sink);
+        }
+        self.ring0_end(cur)
+    }
+
+    /// Starts a poll of ring 0 (acknowledges its interrupt): where it is, unless the interface
+    /// is closed or the budget is 0.
+    #[inline(always)]
+    fn ring0_begin(&mut self, budget: usize) -> Option<Cursor> {
         if !self.open || budget == 0 {
-            return 0;
+            return None;
         }
-        let pd = &self.soc.fe.pdma;
-        pd.irq_status.on(self.p.fe()).write(|v| v.clear_rx_done());
-        let trust = self.features.rx_checksum;
+        self.soc.fe.pdma.irq_status.on(self.p.fe()).write(|v| v.clear_rx_done());
+        Some(Cursor { i: self.rx.next % RX_RING, done: 0 })
+    }
+
+    /// Handles the next descriptor of ring 0, handing a good frame to `frame`; false when the
+    /// ring is empty (or unreadable) there.
+    #[inline(always)]
+    fn ring0_step<C: RxCodec>(&mut self, cur: &mut Cursor, frame: &mut impl FnMut(&mut Self, Filled)) -> bool {
+        let desc = self.rx.addr(cur.i);
+        let mut w = [0u32; RX_WORDS];
+        if self.p.dma_read_words(desc, &mut w).is_err() {
+            self.stats.drops.rx_dma_error += 1;
+            return false;
+        }
+        let d = C::decode(&w);
+        if !d.done {
+            return false;
+        }
+        let len = usize::from(d.len);
+        if !d.last || len.wrapping_sub(1) >= BUF_SIZE {
+            self.stats.drops.rx_bad_descriptor += 1;
+        } else if let Some(mac) = self.rx_mac(d.src_port) {
+            let checksum =
+                if self.features.rx_checksum && d.l4_valid { RxChecksum::Verified } else { RxChecksum::Unverified };
+            frame(self, Filled { buf: u64::from(self.rx.buf(cur.i)), len, mac, checksum });
+        } else {
+            self.stats.drops.rx_bad_port += 1;
+        }
+        self.ring0_refill::<C>(cur);
+        true
+    }
+
+    /// Hands the descriptor at `cur` back to the DMA and moves `cur` past it.
+    #[inline(always)]
+    pub(crate) fn ring0_refill<C: RxCodec>(&mut self, cur: &mut Cursor) {
+        // The buffer address never changes: handing the descriptor back rewrites one word.
         let fresh = [C::fresh_ctrl(BUF_SIZE as u16)];
-        let mut done = 0;
-        let mut i = self.rx.next % RX_RING;
-        while done < budget {
-            let desc = self.rx.addr(i);
-            let mut w = [0u32; RX_WORDS];
-            if self.p.dma_read_words(desc, &mut w).is_err() {
-                self.stats.drops.rx_dma_error += 1;
-                break;
-            }
-            let d = C::decode(&w);
-            if !d.done {
-                break;
-            }
-            let len = usize::from(d.len);
-            if !d.last || len.wrapping_sub(1) >= BUF_SIZE {
-                self.stats.drops.rx_bad_descriptor += 1;
-            } else if let Some(mac) = self.rx_mac(d.src_port) {
-                let checksum = if trust && d.l4_valid { RxChecksum::Verified } else { RxChecksum::Unverified };
-                frame(self, Filled { buf: u64::from(self.rx.buf(i)), len, mac, checksum });
-            } else {
-                self.stats.drops.rx_bad_port += 1;
-            }
-            // The buffer address never changes: handing the descriptor back rewrites one word.
-            if self.p.dma_write_words(desc + 4 * C::CTRL as u64, &fresh).is_err() {
-                // The descriptor stays the driver's; the ring shrinks by one until close.
-                self.rx.owner[i] = Owner::Driver;
-                self.stats.drops.rx_dma_error += 1;
-            }
-            i = (i + 1) % RX_RING;
-            done += 1;
+        if self.p.dma_write_words(self.rx.addr(cur.i) + 4 * C::CTRL as u64, &fresh).is_err() {
+            // The descriptor stays the driver's; the ring shrinks by one until close.
+            self.rx.owner[cur.i % RX_RING] = Owner::Driver;
+            self.stats.drops.rx_dma_error += 1;
         }
-        if done > 0 {
-            self.rx.next = i;
-            if let Some(cpu) = pd.pcrx_ptr.at(0) {
-                cpu.on(self.p.fe()).write_value(PdmaPcrxPtr(((i + RX_RING - 1) % RX_RING) as u32));
+        cur.i = (cur.i + 1) % RX_RING;
+        cur.done += 1;
+    }
+
+    /// Ends a poll of ring 0 at `cur`: tells the DMA how far the CPU got. Returns how many
+    /// descriptors the poll consumed.
+    #[inline(always)]
+    fn ring0_end(&mut self, cur: Cursor) -> usize {
+        if cur.done > 0 {
+            self.rx.next = cur.i;
+            if let Some(cpu) = self.soc.fe.pdma.pcrx_ptr.at(0) {
+                cpu.on(self.p.fe()).write_value(PdmaPcrxPtr(((cur.i + RX_RING - 1) % RX_RING) as u32));
             }
         }
-        done
+        cur.done
     }
 
     /// Copies the frame out and hands it to `sink`.
@@ -201,44 +272,11 @@ impl<P: Platform> Eth<P> {
         sink(RxFrame { mac: f.mac, data, checksum: f.checksum, segs: 1, seg_size: 0 });
     }
 
-    /// Offers the frame to SoftLRO: reads its headers first; when `run` (the fast path over
-    /// the most recently used flow) or the fast path takes it, copies only what it takes
-    /// straight into the aggregate; otherwise reads the rest and offers the whole frame.
-    #[inline(always)]
-    fn deliver_through(
-        &mut self,
-        lro: &mut SoftLro<'_>,
-        run: &mut Option<Run>,
-        f: Filled,
-        sink: &mut dyn FnMut(RxFrame<'_>),
-    ) {
-        let h = f.len.min(HEAD);
-        if self.p.dma_read(f.buf, self.scratch.get_mut(..h).unwrap_or_default()).is_err() {
-            self.stats.drops.rx_dma_error += 1;
-            return;
-        }
-        // Bytes of the head past the frame are stale; the fast path looks only inside the frame.
-        let Some(first) = self.scratch.first_chunk() else { return };
-        if let Some(r) = run.as_mut()
-            && let Some(t) = lro.run_take(r, f.mac, f.checksum, first, f.len)
-            && let Some(room) = lro.run_room(&t)
-        {
-            if self.p.dma_read(f.buf + t.src as u64, room).is_err() {
-                self.stats.drops.rx_dma_error += 1;
-            } else if r.commit(&t) {
-                let full = *r;
-                self.end_run(lro, full, sink);
-                *run = lro.run_begin();
-            }
-            return;
-        }
-        self.deliver_other(lro, run, f, sink);
-    }
-
-    /// [`Eth::deliver_through`] for a frame the run does not take (its headers in `scratch`):
-    /// ends the run, offers the frame to the fast path or SoftLRO whole, and begins a new run.
+    /// Offers a frame the run did not take to SoftLRO: reads its headers, ends the run, offers
+    /// the frame to the fast path (copying only what it takes straight into the aggregate) or
+    /// SoftLRO whole, and begins a new run.
     #[inline(never)]
-    fn deliver_other(
+    fn deliver_coalesced(
         &mut self,
         lro: &mut SoftLro<'_>,
         run: &mut Option<Run>,
@@ -248,9 +286,20 @@ impl<P: Platform> Eth<P> {
         if let Some(r) = run.take() {
             self.end_run(lro, r, sink);
         }
+        self.offer(lro, f, sink);
+        *run = lro.run_begin();
+    }
+
+    /// [`Eth::deliver_coalesced`] without the run.
+    #[inline(always)]
+    fn offer(&mut self, lro: &mut SoftLro<'_>, f: Filled, sink: &mut dyn FnMut(RxFrame<'_>)) {
         let h = f.len.min(HEAD);
-        // The headers are still in `scratch` (an aggregate leaves from SoftLRO's storage).
         let (head, rest) = self.scratch.split_at_mut(HEAD);
+        if self.p.dma_read(f.buf, head.get_mut(..h).unwrap_or_default()).is_err() {
+            self.stats.drops.rx_dma_error += 1;
+            return;
+        }
+        // Bytes of the head past the frame are stale; the fast path looks only inside the frame.
         let Some(first) = head.first_chunk() else { return };
         if let Some(plan) = lro.fast_plan(f.mac, f.checksum, first, f.len) {
             if self.p.dma_read(f.buf + plan.off as u64, lro.fast_room(&plan)).is_err() {
@@ -267,13 +316,12 @@ impl<P: Platform> Eth<P> {
             let data = self.scratch.get(..f.len).unwrap_or_default();
             lro.push(RxFrame { mac: f.mac, data, checksum: f.checksum, segs: 1, seg_size: 0 }, sink);
         }
-        *run = lro.run_begin();
     }
 
     /// Ends run `r` (its segments counted as received here), delivering its aggregate when full.
     #[inline(never)]
     fn end_run(&mut self, lro: &mut SoftLro<'_>, r: Run, sink: &mut dyn FnMut(RxFrame<'_>)) {
-        self.stats.count_rx_many(r.mac, r.frames, r.bytes, RxChecksum::Verified);
+        self.stats.count_rx_many(r.mac, r.frames, r.bytes(), RxChecksum::Verified);
         lro.run_end(r, 0, &mut |o, _| sink(o));
     }
 

@@ -86,7 +86,7 @@ pub(crate) struct Expect {
     ts: bool,
     /// Little-endian sum (see [`sum_le`]) of the predicted TCP header's 32-bit words that tier 1
     /// requires equal: all but sequence, checksum/urgent pointer and TSval.
-    k_sum: u64,
+    pub(crate) k_sum: u64,
 }
 
 /// The header layouts the fast path knows: Ethernet with or without one VLAN tag, IPv4 without
@@ -269,14 +269,14 @@ impl Next {
 }
 
 /// Tier 1 of the fast path for headers of `L2` Ethernet bytes, IPv6 or IPv4, with or without
-/// timestamps (every field at a fixed offset): when the frame of `len` bytes with headers `h`
-/// is exactly the predicted next segment, its TSval and the sum of its TCP header.
+/// timestamps (every field at a fixed offset): when headers `h` are exactly the predicted next
+/// segment's, its TSval and the sum of its TCP header's words the prediction does not fix (add
+/// [`Expect::k_sum`] for the whole header's). The caller checks the frame holds the payload.
 #[inline(always)]
 pub(crate) fn exact<const L2: usize, const V6: bool, const TS: bool>(
     e: &Expect,
     n: &Next,
     h: &[u8; MAX_HDR],
-    len: usize,
 ) -> Option<(u32, u64)> {
     let t = L2 + if V6 { 40 } else { 20 };
     let off = t + if TS { 32 } else { 20 };
@@ -284,17 +284,15 @@ pub(crate) fn exact<const L2: usize, const V6: bool, const TS: bool>(
     let seq = le32(t + 4);
     let tsval = if TS { le32(t + 24).swap_bytes() } else { 0 };
     let id_ok = V6 || n.df || u16::from_be_bytes([h[L2 + 4], h[L2 + 5]]) == n.id;
-    // The compare covers the headers' 16-byte chunks; the prediction has the head's IP length,
-    // which the frame must hold.
+    // The compare covers the headers' 16-byte chunks.
     if differs(h, &e.want, &e.exact, off.div_ceil(16))
         || seq.swap_bytes() != n.seq
         || !id_ok
         || (tsval.wrapping_sub(n.tsval) as i32) < 0
-        || len < off + n.size
     {
         return None;
     }
-    let hsum = e.k_sum + u64::from(seq) + u64::from(le32(t + 16)) + if TS { u64::from(le32(t + 24)) } else { 0 };
+    let hsum = u64::from(seq) + u64::from(le32(t + 16)) + if TS { u64::from(le32(t + 24)) } else { 0 };
     Some((tsval, hsum))
 }
 
@@ -313,9 +311,13 @@ fn plan_in<const L2: usize, const V6: bool, const TS: bool>(
     let be16 = |at: usize| u16::from_be_bytes([h[at], h[at + 1]]);
     let le32 = |at: usize| u32::from_le_bytes([h[at], h[at + 1], h[at + 2], h[at + 3]]);
     let newer = |new: u32, old: u32| new.wrapping_sub(old) as i32 >= 0;
-    // Tier 1: everything as predicted.
-    if let Some((tsval, hsum)) = exact::<L2, V6, TS>(e, &Next::of(f), h, len) {
-        let n = usize::from(f.seg_size);
+    // Tier 1: everything as predicted (the prediction has the head's IP length, which the frame
+    // must hold).
+    let n = usize::from(f.seg_size);
+    if len >= off + n
+        && let Some((tsval, hsum)) = exact::<L2, V6, TS>(e, &Next::of(f), h)
+    {
+        let hsum = hsum + e.k_sum;
         return if f.held() {
             (f.room > 0).then_some(Plan { slot, off, at: f.len, n, step: Step::Next(tsval), hsum })
         } else {

@@ -20,7 +20,7 @@
 //! ```
 
 mod csum;
-mod fast;
+pub(crate) mod fast;
 mod merge;
 pub(crate) mod parse;
 mod rules;

@@ -5,10 +5,10 @@
 //! bookkeeping moves out of the table.
 
 use super::SoftLro;
-use super::fast::{self, MAX_HDR, Next, Shape};
+use super::fast::{self, Expect, MAX_HDR, Next, Shape};
 use super::rules;
 use super::table::MAX_FLOWS;
-use crate::rx::{RxChecksum, RxFrame};
+use crate::rx::RxFrame;
 
 /// Tier-1 state of the aggregate the most recently used flow holds, kept by the caller between
 /// segments.
@@ -30,41 +30,55 @@ pub(crate) struct Run {
     room: u16,
     /// Segments the run took.
     pub frames: u64,
-    /// Their frame bytes (as received).
-    pub bytes: u64,
-    /// Little-endian sum of their TCP headers.
-    hsum: u64,
-}
-
-/// A segment a run takes: `n` bytes from offset `src` of the frame go to storage offset `dst`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Take {
-    /// First byte to copy from the frame.
-    pub src: usize,
-    /// Where it goes in the storage.
-    dst: usize,
-    /// Bytes to copy.
-    pub n: usize,
-    /// The frame's length.
-    len: usize,
-    /// Its TSval.
-    tsval: u32,
-    /// Little-endian sum of its TCP header.
+    /// Little-endian sum of their TCP headers but the words the prediction fixes.
     hsum: u64,
 }
 
 impl Run {
-    /// Takes the segment of `t`, its bytes copied; whether the aggregate is now full.
+    /// The header layout of the run's flow (the poll loop's lane is specialised for it).
+    pub(crate) fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// Frame bytes the run took (every segment it takes is exactly headers + the head's size).
+    pub(crate) fn bytes(&self) -> u64 {
+        self.frames * (self.off + self.next.size) as u64
+    }
+
+    /// Whether the frame of `len` bytes with headers `h` (layout `L2`/`V6`/`TS`, the run's
+    /// shape) is exactly the run's predicted next segment, by the prediction `e` of its flow
+    /// (see [`SoftLro::lane`]); its TSval and the sum of its TCP header's changing words if it
+    /// is. A padded or longer frame is not: the run counts bytes from its segment count.
     #[inline(always)]
-    pub(crate) fn commit(&mut self, t: &Take) -> bool {
+    pub(crate) fn check<const L2: usize, const V6: bool, const TS: bool>(
+        &self,
+        e: &Expect,
+        h: &[u8; MAX_HDR],
+        len: usize,
+    ) -> Option<(u32, u64)> {
+        if len != self.off + self.next.size {
+            return None;
+        }
+        fast::exact::<L2, V6, TS>(e, &self.next, h)
+    }
+
+    /// Storage bytes the next segment's payload goes to (from the end of its frame's headers).
+    #[inline(always)]
+    pub(crate) fn dst(&self) -> core::ops::Range<usize> {
+        self.dst..self.dst + self.next.size
+    }
+
+    /// Takes the segment [`Run::check`] passed (TSval `tsval`, header sum `hsum`), its payload
+    /// copied to [`Run::dst`]; whether the aggregate is now full.
+    #[inline(always)]
+    pub(crate) fn commit(&mut self, tsval: u32, hsum: u64) -> bool {
         self.room = self.room.saturating_sub(1);
-        self.dst = t.dst + t.n;
+        self.dst += self.next.size;
         self.next.seq = self.next.seq.wrapping_add(self.next.size as u32);
         self.next.id = self.next.id.wrapping_add(1);
-        self.next.tsval = t.tsval;
+        self.next.tsval = tsval;
         self.frames += 1;
-        self.bytes += t.len as u64;
-        self.hsum += t.hsum;
+        self.hsum += hsum;
         self.room == 0
     }
 }
@@ -89,45 +103,15 @@ impl SoftLro<'_> {
             dst: base + f.len,
             room: f.room,
             frames: 0,
-            bytes: 0,
             hsum: 0,
         })
     }
 
-    /// Whether the frame of `len` bytes with headers `h` is the run's predicted next segment;
-    /// what to copy where if it is. Changes nothing.
+    /// The prediction of run `r`'s flow and the whole aggregate storage, for the poll loop's
+    /// lane over `r` (it compares with the one and copies payloads into the other).
     #[inline(always)]
-    pub(crate) fn run_take(
-        &self,
-        r: &Run,
-        mac: u8,
-        checksum: RxChecksum,
-        h: &[u8; MAX_HDR],
-        len: usize,
-    ) -> Option<Take> {
-        if checksum != RxChecksum::Verified || mac != r.mac {
-            return None;
-        }
-        let e = &self.table.flows[r.slot % MAX_FLOWS].expect;
-        let (tsval, hsum) = match r.shape {
-            Shape::Known(0) => fast::exact::<14, false, false>(e, &r.next, h, len),
-            Shape::Known(1) => fast::exact::<18, false, false>(e, &r.next, h, len),
-            Shape::Known(2) => fast::exact::<14, true, false>(e, &r.next, h, len),
-            Shape::Known(3) => fast::exact::<18, true, false>(e, &r.next, h, len),
-            Shape::Known(4) => fast::exact::<14, false, true>(e, &r.next, h, len),
-            Shape::Known(5) => fast::exact::<18, false, true>(e, &r.next, h, len),
-            Shape::Known(6) => fast::exact::<14, true, true>(e, &r.next, h, len),
-            Shape::Known(7) => fast::exact::<18, true, true>(e, &r.next, h, len),
-            _ => None,
-        }?;
-        Some(Take { src: r.off, dst: r.dst, n: r.next.size, len, tsval, hsum })
-    }
-
-    /// Where the bytes of `t` go (the caller copies them there); `None` (never for a run of a
-    /// held aggregate with room) when they would not fit the storage.
-    #[inline(always)]
-    pub(crate) fn run_room(&mut self, t: &Take) -> Option<&mut [u8]> {
-        self.table.bytes(t.dst, t.n)
+    pub(crate) fn lane(&mut self, r: &Run) -> (&Expect, &mut [u8]) {
+        self.table.lane(r.slot)
     }
 
     /// Ends run `r`: writes its state back to its flow (each taken segment with the caller's
@@ -139,7 +123,7 @@ impl SoftLro<'_> {
         let f = &mut self.table.flows[r.slot % MAX_FLOWS];
         f.len = r.dst - r.base;
         f.segs += r.frames as u16;
-        f.fast_hsum += r.hsum;
+        f.fast_hsum += r.hsum + r.frames * f.expect.k_sum;
         (f.room, f.next_seq, f.next_id, f.tsval, f.tag) = (r.room, r.next.seq, r.next.id, r.next.tsval, tag);
         if r.room == 0 {
             let reason = rules::limit_reason(f);

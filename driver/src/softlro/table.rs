@@ -164,6 +164,12 @@ impl<'a> Table<'a> {
         (&mut self.flows[i % MAX_FLOWS], bytes)
     }
 
+    /// Slot `i`'s prediction and the whole storage (a run copies payloads at storage offsets).
+    #[inline(always)]
+    pub(crate) fn lane(&mut self, i: usize) -> (&super::fast::Expect, &mut [u8]) {
+        (&self.flows[i % MAX_FLOWS].expect, self.storage)
+    }
+
     /// `len` bytes at offset `start` of the storage, if it has them.
     #[inline(always)]
     pub(crate) fn bytes(&mut self, start: usize, len: usize) -> Option<&mut [u8]> {
