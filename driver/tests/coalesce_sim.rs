@@ -8,7 +8,7 @@ use fe_driver::dt::Duplex;
 use fe_driver::softlro::SoftLro;
 use fe_driver::{Eth, EthError, Features, LinkState, LroMode, RxChecksum};
 use fe_sim::Sim;
-use fe_sim::packet::{self, TcpStream};
+use fe_sim::packet::{self, TcpSpec, TcpStream};
 use support_sim::{SimPlatform, boards, probe};
 
 const GIGABIT: LinkState = LinkState { speed: 1000, duplex: Duplex::Full, pause: true };
@@ -279,5 +279,78 @@ fn hardware_lro_aggregates_lost_to_a_full_ring_are_counted_segment_by_segment() 
         let lost = overflow(eth) - before;
         assert!(lost > 0, "{name}: the rings did fill");
         assert_eq!(delivered + lost, 600, "{name}: every segment delivered or counted as lost");
+    });
+}
+
+/// One field of one segment in the middle of a bulk stream that the prediction must refuse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Break {
+    /// DF clear and the IP ID skips one (the sequence number is right).
+    IdSkipped,
+    /// TSval goes back.
+    TsvalOlder,
+    /// A segment is missing before it.
+    SeqGap,
+}
+
+#[test]
+fn the_driver_never_merges_a_segment_the_prediction_refuses_into_a_running_aggregate() {
+    each_board(|name, sim, eth, mac| {
+        eth.set_features(Features { lro: LroMode::Soft, ..eth.features() }).unwrap();
+        let mut storage = vec![0u8; 4 * 65536];
+        let mut lro = SoftLro::new(&mut storage, 4);
+        let cases = [
+            (Break::IdSkipped, false),
+            (Break::TsvalOlder, false),
+            (Break::TsvalOlder, true),
+            (Break::SeqGap, false),
+            (Break::SeqGap, true),
+        ];
+        for (brk, ipv6) in cases {
+            let what = format!("{name} {brk:?} ipv6={ipv6}");
+            let mut spec = TcpSpec {
+                ipv6,
+                dont_fragment: brk != Break::IdSkipped,
+                timestamp: Some((100, 7)),
+                payload_seed: 9,
+                seq: 5000,
+                ..TcpSpec::default()
+            };
+            if ipv6 {
+                spec.src_ip = [0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
+                spec.dst_ip = [0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2];
+            }
+            spec.payload_len = if ipv6 { 1428 } else { 1448 };
+            let mut broken = 0;
+            for k in 0..12 {
+                if k == 6 {
+                    match brk {
+                        Break::IdSkipped => spec.ip_id = spec.ip_id.wrapping_add(1),
+                        Break::TsvalOlder => spec.timestamp = Some((90, 7)),
+                        Break::SeqGap => spec.seq = spec.seq.wrapping_add(spec.payload_len as u32),
+                    }
+                    broken = spec.seq;
+                }
+                sim.send_to_mac(usize::from(mac), packet::build_tcp(&spec));
+                spec.seq = spec.seq.wrapping_add(spec.payload_len as u32);
+                spec.ip_id = spec.ip_id.wrapping_add(1);
+                spec.timestamp = spec.timestamp.map(|(v, e)| (v + 1, e));
+            }
+            sim.advance(3_000_000);
+            let mut starts = Vec::new();
+            let mut segs = 0;
+            while eth.poll_coalesced(64, &mut lro, &mut |f| {
+                let p = packet::parse(f.data).expect("delivered frames parse");
+                let t = p.tcp.expect("TCP");
+                assert!(packet::payload_matches(&f.data[p.payload()], 9, t.seq), "{what}: payload at seq {}", t.seq);
+                assert_eq!(packet::l4_checksum_ok(f.data), Some(true), "{what}: TCP checksum");
+                starts.push(t.seq);
+                segs += u64::from(f.segs);
+            }) == 64
+            {}
+            assert_eq!(segs, 12, "{what}: every segment up once");
+            assert!(starts.contains(&broken), "{what}: the refused segment starts a frame; frames start at {starts:?}");
+            assert!(starts.len() < 12, "{what}: the rest merged; frames start at {starts:?}");
+        }
     });
 }
