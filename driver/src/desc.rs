@@ -116,6 +116,14 @@ pub(crate) trait RxCodec {
     fn decode(w: &[u32; RX_WORDS]) -> RxDesc;
     /// The control word of a descriptor handed back with a `len`-byte buffer.
     fn fresh_ctrl(len: u16) -> u32;
+    /// The bits of the done flag.
+    const DONE: [u32; RX_WORDS];
+    /// The bits that say whether a filled descriptor holds one whole frame of a given length
+    /// from a given PSE port, its L4 checksum verified (see [`RxCodec::verified_frame`]).
+    const FRAME: [u32; RX_WORDS];
+    /// What a descriptor holding one whole `len`-byte frame from PSE port `port` with its L4
+    /// checksum verified has under [`RxCodec::FRAME`].
+    fn verified_frame(len: u16, port: u8) -> [u32; RX_WORDS];
 }
 
 macro_rules! rx_codec {
@@ -136,6 +144,18 @@ macro_rules! rx_codec {
             #[inline(always)]
             fn fresh_ctrl(len: u16) -> u32 {
                 $t::new().with_plen0(len).words[Self::CTRL]
+            }
+            const DONE: [u32; RX_WORDS] = $t::new().with_done(true).words;
+            const FRAME: [u32; RX_WORDS] = $t::new()
+                .with_done(true)
+                .with_ls0(true)
+                .with_plen0(u16::MAX)
+                .with_src_port(u8::MAX)
+                .with_l4_valid(true)
+                .words;
+            #[inline(always)]
+            fn verified_frame(len: u16, port: u8) -> [u32; RX_WORDS] {
+                $t::new().with_done(true).with_ls0(true).with_plen0(len).with_src_port(port).with_l4_valid(true).words
             }
         }
     };

@@ -61,51 +61,57 @@ impl<P: Platform> Eth<P> {
         cur: &mut Cursor,
         budget: usize,
     ) -> LaneExit {
-        // Only frames the hardware verified join without a software checksum.
-        if !self.features.rx_checksum {
-            return LaneExit::Other;
-        }
         let off = L2 + if V6 { 40 } else { 20 } + if TS { 32 } else { 20 };
+        let size = r.seg_size();
+        // Only frames the hardware verified join without a software checksum, and only those
+        // from the first PSE port of the run's MAC (any other takes the general path).
+        let Some(port) =
+            self.rx_port.iter().position(|m| *m == r.mac).filter(|_| self.features.rx_checksum && size > 0)
+        else {
+            return LaneExit::Other;
+        };
+        let frame = C::verified_frame((off + size) as u16, port as u8);
         let (e, storage) = lro.lane(r);
-        let (mut s, mut c) = (*r, *cur);
+        let mut pred = r.pred::<L2, V6, TS>(e);
+        let Some(room) = storage.get_mut(r.room_bytes()) else { return LaneExit::Other };
+        let mut slots = room.chunks_exact_mut(size);
+        let (total, mut c, mut lost) = (slots.len(), *cur, 0);
         let mut h = [0u8; MAX_HDR];
+        let mut w = [0u32; RX_WORDS];
         let exit = loop {
             if c.done >= budget {
                 break LaneExit::Stop;
             }
-            let mut w = [0u32; RX_WORDS];
             if self.p.dma_read_words(self.rx.addr(c.i), &mut w).is_err() {
                 break LaneExit::Other;
             }
-            let d = C::decode(&w);
-            if !d.done {
-                break LaneExit::Stop;
-            }
-            // `check` wants the run's exact segment length, so a bad length never passes.
-            let len = usize::from(d.len);
-            if !d.last || !d.l4_valid || self.rx_mac(d.src_port) != Some(s.mac) {
-                break LaneExit::Other;
+            // One whole frame of the run's segment length, from its port, verified.
+            if w.iter().zip(C::FRAME).zip(frame).any(|((w, m), f)| w & m != f) {
+                let done = w.iter().zip(C::DONE).any(|(w, m)| w & m != 0);
+                break if done { LaneExit::Other } else { LaneExit::Stop };
             }
             let buf = self.rx.buf_addr(c.i);
             // Header bytes past `off` stay from earlier frames; the compare masks them.
-            if self.p.dma_read(buf, h.get_mut(..off).unwrap_or_default()).is_err() {
+            if self.p.dma_read(buf, h.get_mut(..off).unwrap_or_default()).is_err() || !pred.matches::<L2, V6, TS>(&h) {
                 break LaneExit::Other;
             }
-            let Some((tsval, hsum)) = s.check::<L2, V6, TS>(e, &h, len) else { break LaneExit::Other };
-            let Some(room) = storage.get_mut(s.dst()) else { break LaneExit::Other };
-            let full = if self.p.dma_read(buf + off as u64, room).is_err() {
-                // Taken off the ring but not copied: dropped, and counted.
+            let Some(dst) = slots.next() else { break LaneExit::Other };
+            if self.p.dma_read(buf + off as u64, dst).is_err() {
+                // Taken off the ring but not copied: dropped and counted; the run ends here so
+                // the aggregate stays contiguous.
                 self.stats.drops.rx_dma_error += 1;
-                false
-            } else {
-                s.commit(tsval, hsum)
-            };
+                self.ring0_refill::<C>(&mut c);
+                lost = 1;
+                break LaneExit::Other;
+            }
+            pred.advance::<L2, V6, TS>(&h, size);
             self.ring0_refill::<C>(&mut c);
-            if full {
+            if slots.len() == 0 {
                 break LaneExit::Full;
             }
         };
-        (*r, *cur) = (s, c);
-        exit
+        *cur = c;
+        let full = r.take(&pred, total - slots.len() - lost);
+        if full { LaneExit::Full } else { exit }
     }
 }

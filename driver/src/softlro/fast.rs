@@ -33,14 +33,14 @@ pub(crate) const MAX_HDR: usize = 96;
 /// [`MAX_HDR`] header bytes, aligned for word compares.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(16))]
-struct Hdr([u8; MAX_HDR]);
+pub(crate) struct Hdr([u8; MAX_HDR]);
 
 impl Hdr {
     const ZERO: Hdr = Hdr([0; MAX_HDR]);
 
     /// Writes `b` at `at` (nothing past the end).
     #[inline(always)]
-    fn put(&mut self, at: usize, b: &[u8]) {
+    pub(crate) fn put(&mut self, at: usize, b: &[u8]) {
         if let Some(d) = self.0.get_mut(at..at + b.len()) {
             d.copy_from_slice(b);
         }
@@ -57,7 +57,7 @@ impl Hdr {
 /// Whether `h` differs from `want` in any bit `mask` has set, in its first `chunks` 16-byte
 /// chunks (a constant where it is called, so the loop unrolls into a few vector operations).
 #[inline(always)]
-fn differs(h: &[u8; MAX_HDR], want: &Hdr, mask: &Hdr, chunks: usize) -> bool {
+pub(crate) fn differs(h: &[u8; MAX_HDR], want: &Hdr, mask: &Hdr, chunks: usize) -> bool {
     let (h, _) = h.as_chunks::<8>();
     let (w, _) = want.0.as_chunks::<8>();
     let (m, _) = mask.0.as_chunks::<8>();
@@ -73,9 +73,9 @@ fn differs(h: &[u8; MAX_HDR], want: &Hdr, mask: &Hdr, chunks: usize) -> bool {
 pub(crate) struct Expect {
     /// The predicted headers: the last segment's, with the head's length and ACK as the only
     /// flag (sequence number, IPv4 ID and TSval are checked on their own).
-    want: Hdr,
+    pub(crate) want: Hdr,
     /// Tier 1: every header bit but the IPv4 ID, the sequence number, TSval and the checksums.
-    exact: Hdr,
+    pub(crate) exact: Hdr,
     /// Tier 2: the bits that never change within a flow, and the flags but PSH.
     fixed: Hdr,
     /// The head's header layout (the fast path reads its fields at fixed offsets).

@@ -5,7 +5,7 @@
 //! bookkeeping moves out of the table.
 
 use super::SoftLro;
-use super::fast::{self, Expect, MAX_HDR, Next, Shape};
+use super::fast::{self, Expect, Hdr, MAX_HDR, Next, Shape};
 use super::rules;
 use super::table::MAX_FLOWS;
 use crate::rx::RxFrame;
@@ -45,42 +45,104 @@ impl Run {
         self.frames * (self.off + self.next.size) as u64
     }
 
-    /// Whether the frame of `len` bytes with headers `h` (layout `L2`/`V6`/`TS`, the run's
-    /// shape) is exactly the run's predicted next segment, by the prediction `e` of its flow
-    /// (see [`SoftLro::lane`]); its TSval and the sum of its TCP header's changing words if it
-    /// is. A padded or longer frame is not: the run counts bytes from its segment count.
+    /// Payload bytes of each segment the run takes.
     #[inline(always)]
-    pub(crate) fn check<const L2: usize, const V6: bool, const TS: bool>(
-        &self,
-        e: &Expect,
-        h: &[u8; MAX_HDR],
-        len: usize,
-    ) -> Option<(u32, u64)> {
-        if len != self.off + self.next.size {
-            return None;
+    pub(crate) fn seg_size(&self) -> usize {
+        self.next.size
+    }
+
+    /// Storage bytes the rest of the aggregate's room takes: one segment's payload after
+    /// another.
+    #[inline(always)]
+    pub(crate) fn room_bytes(&self) -> core::ops::Range<usize> {
+        self.dst..self.dst + usize::from(self.room) * self.next.size
+    }
+
+    /// The lane's prediction for headers of layout `L2`/`V6`/`TS` (the run's shape), from its
+    /// flow's prediction `e` (see [`SoftLro::lane`]).
+    #[inline(always)]
+    pub(crate) fn pred<const L2: usize, const V6: bool, const TS: bool>(&self, e: &Expect) -> Pred {
+        let mut p =
+            Pred { want: e.want, mask: e.exact, seq: self.next.seq, id: self.next.id, tsval: self.next.tsval, hsum: 0 };
+        p.mask.put(L2 + if V6 { 40 } else { 20 } + 4, &[0xff; 4]);
+        if !V6 && !self.next.df {
+            p.mask.put(L2 + 4, &[0xff; 2]);
         }
-        fast::exact::<L2, V6, TS>(e, &self.next, h)
+        p.write::<L2, V6>();
+        p
     }
 
-    /// Storage bytes the next segment's payload goes to (from the end of its frame's headers).
+    /// Takes the `taken` segments the lane's prediction `p` passed (their payloads copied to
+    /// the first [`Run::room_bytes`]); whether the aggregate is now full.
     #[inline(always)]
-    pub(crate) fn dst(&self) -> core::ops::Range<usize> {
-        self.dst..self.dst + self.next.size
-    }
-
-    /// Takes the segment [`Run::check`] passed (TSval `tsval`, header sum `hsum`), its payload
-    /// copied to [`Run::dst`]; whether the aggregate is now full.
-    #[inline(always)]
-    pub(crate) fn commit(&mut self, tsval: u32, hsum: u64) -> bool {
-        self.room = self.room.saturating_sub(1);
-        self.dst += self.next.size;
-        self.next.seq = self.next.seq.wrapping_add(self.next.size as u32);
-        self.next.id = self.next.id.wrapping_add(1);
-        self.next.tsval = tsval;
-        self.frames += 1;
-        self.hsum += hsum;
+    pub(crate) fn take(&mut self, p: &Pred, taken: usize) -> bool {
+        self.room = self.room.saturating_sub(taken as u16);
+        self.dst += taken * self.next.size;
+        (self.next.seq, self.next.id, self.next.tsval) = (p.seq, p.id, p.tsval);
+        self.frames += taken as u64;
+        self.hsum += p.hsum;
         self.room == 0
     }
+}
+
+/// What the lane compares each frame's headers with: the flow's prediction with the run's next
+/// sequence number (and IPv4 ID where DF is clear) written in and under the mask, so one masked
+/// compare checks every header byte but the checksums and TSval.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pred {
+    want: Hdr,
+    mask: Hdr,
+    /// Sequence number of the next segment.
+    seq: u32,
+    /// Its IPv4 ID where DF is clear.
+    id: u16,
+    /// TSval it must not be older than.
+    tsval: u32,
+    /// Little-endian sum of the taken segments' TCP header words the flow's prediction does
+    /// not fix (see `fast::exact`).
+    hsum: u64,
+}
+
+impl Pred {
+    /// Writes the next sequence number and ID into the predicted headers.
+    #[inline(always)]
+    fn write<const L2: usize, const V6: bool>(&mut self) {
+        self.want.put(L2 + if V6 { 40 } else { 20 } + 4, &self.seq.to_be_bytes());
+        if !V6 {
+            self.want.put(L2 + 4, &self.id.to_be_bytes());
+        }
+    }
+
+    /// Whether headers `h` are the next segment's: every byte as predicted but the checksums
+    /// and TSval, and TSval not older. (The descriptor's length says the payload is full-size.)
+    #[inline(always)]
+    pub(crate) fn matches<const L2: usize, const V6: bool, const TS: bool>(&self, h: &[u8; MAX_HDR]) -> bool {
+        let t = L2 + if V6 { 40 } else { 20 };
+        let off = t + if TS { 32 } else { 20 };
+        !fast::differs(h, &self.want, &self.mask, off.div_ceil(16))
+            && (!TS || be32(h, t + 24).wrapping_sub(self.tsval) as i32 >= 0)
+    }
+
+    /// Moves on past the segment with headers `h` (which [`Pred::matches`]) and `size` bytes of
+    /// payload.
+    #[inline(always)]
+    pub(crate) fn advance<const L2: usize, const V6: bool, const TS: bool>(&mut self, h: &[u8; MAX_HDR], size: usize) {
+        let t = L2 + if V6 { 40 } else { 20 };
+        let le32 = |at: usize| u64::from(be32(h, at).swap_bytes());
+        self.hsum += le32(t + 4) + le32(t + 16) + if TS { le32(t + 24) } else { 0 };
+        if TS {
+            self.tsval = be32(h, t + 24);
+        }
+        self.seq = self.seq.wrapping_add(size as u32);
+        self.id = self.id.wrapping_add(1);
+        self.write::<L2, V6>();
+    }
+}
+
+/// The big-endian 32-bit word at `at` of `h`.
+#[inline(always)]
+fn be32(h: &[u8; MAX_HDR], at: usize) -> u32 {
+    u32::from_be_bytes([h[at], h[at + 1], h[at + 2], h[at + 3]])
 }
 
 impl SoftLro<'_> {
