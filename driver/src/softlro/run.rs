@@ -1,8 +1,9 @@
 //! Runs: the fast path's tier 1 over consecutive segments joining one held aggregate, with its
-//! state held by the caller (the driver's poll loop) instead of the flow table and written back
-//! once when the run ends (the aggregate is full, another frame comes between, or the poll
-//! ends). The decisions are `fast::plan`'s tier 1 (`fast::exact`), segment by segment; only the
-//! bookkeeping moves out of the table.
+//! state held by the caller (the driver's poll loop and its lane, `rx_lane.rs`) instead of the
+//! flow table and written back once when the run ends (the aggregate is full, another frame
+//! comes between, or the poll ends). The decisions are `fast::exact`'s, made by one masked
+//! compare: the lane's prediction ([`Pred`]) is the flow's with the next sequence number and IPv4
+//! ID written in; only TSval is checked on its own.
 
 use super::SoftLro;
 use super::fast::{self, Expect, Hdr, MAX_HDR, Next, Shape};
