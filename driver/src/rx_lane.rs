@@ -73,9 +73,18 @@ impl<P: Platform> Eth<P> {
         let frame = C::verified_frame((off + size) as u16, port as u8);
         let (e, storage) = lro.lane(r);
         let mut pred = r.pred::<L2, V6, TS>(e);
-        let Some(room) = storage.get_mut(r.room_bytes()) else { return LaneExit::Other };
+        // A fresh run's first segment goes whole to the slot's start; the rest of the room is
+        // one payload after another.
+        let head_end = r.head_bytes().map_or(0, |h| h.end);
+        let Some((head, room)) = storage.get_mut(..r.room_bytes().end).map(|s| s.split_at_mut(head_end)) else {
+            return LaneExit::Other;
+        };
+        let mut head = r.head_bytes().and_then(|h| head.get_mut(h));
+        let Some(room) = room.get_mut(r.room_bytes().start.max(head_end) - head_end..) else {
+            return LaneExit::Other;
+        };
         let mut slots = room.chunks_exact_mut(size);
-        let (total, mut c, mut lost) = (slots.len(), *cur, 0);
+        let (mut c, mut taken) = (*cur, 0);
         let mut h = [0u8; MAX_HDR];
         let mut w = [0u32; RX_WORDS];
         let exit = loop {
@@ -95,23 +104,30 @@ impl<P: Platform> Eth<P> {
             if self.p.dma_read(buf, h.get_mut(..off).unwrap_or_default()).is_err() || !pred.matches::<L2, V6, TS>(&h) {
                 break LaneExit::Other;
             }
-            let Some(dst) = slots.next() else { break LaneExit::Other };
-            if self.p.dma_read(buf + off as u64, dst).is_err() {
+            // The head (when the run starts the aggregate) goes whole, the rest as payloads.
+            let (src, dst) = match head.take() {
+                Some(d) => (buf, d),
+                None => match slots.next() {
+                    Some(d) => (buf + off as u64, d),
+                    None => break LaneExit::Other,
+                },
+            };
+            if self.p.dma_read(src, dst).is_err() {
                 // Taken off the ring but not copied: dropped and counted; the run ends here so
                 // the aggregate stays contiguous.
                 self.stats.drops.rx_dma_error += 1;
                 self.ring0_refill::<C>(&mut c);
-                lost = 1;
                 break LaneExit::Other;
             }
             pred.advance::<L2, V6, TS>(&h, size);
+            taken += 1;
             self.ring0_refill::<C>(&mut c);
             if slots.len() == 0 {
                 break LaneExit::Full;
             }
         };
         *cur = c;
-        let full = r.take(&pred, total - slots.len() - lost);
+        let full = r.take(&pred, taken);
         if full { LaneExit::Full } else { exit }
     }
 }

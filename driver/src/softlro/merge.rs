@@ -3,6 +3,7 @@
 //! ACK, window, timestamps, PSH, and an incrementally computed TCP checksum).
 
 use super::csum;
+use super::fast::{MAX_HDR, Shape};
 use super::parse::{Options, Seg, addr_range, flags};
 use super::rules;
 use super::table::Flow;
@@ -177,9 +178,28 @@ pub(crate) fn finish(f: &Flow, slot: &mut [u8]) {
     if f.segs <= 1 {
         return;
     }
-    let ip = f.l2_len;
-    let tcp_len = f.tcp_hlen + f.payload_len();
-    if f.v6 {
+    // A layout the fast path knows has every field at a fixed offset: rewrite it with code
+    // specialised for it (constant offsets, unrolled sums).
+    let ts = f.options == Options::Timestamp;
+    match (f.expect.shape, slot.first_chunk_mut::<MAX_HDR>()) {
+        (Shape::Known(0), Some(h)) => rewrite(f, h, 14, false, 34, 20, false),
+        (Shape::Known(1), Some(h)) => rewrite(f, h, 18, false, 38, 20, false),
+        (Shape::Known(2), Some(h)) => rewrite(f, h, 14, true, 54, 20, false),
+        (Shape::Known(3), Some(h)) => rewrite(f, h, 18, true, 58, 20, false),
+        (Shape::Known(4), Some(h)) => rewrite(f, h, 14, false, 34, 32, true),
+        (Shape::Known(5), Some(h)) => rewrite(f, h, 18, false, 38, 32, true),
+        (Shape::Known(6), Some(h)) => rewrite(f, h, 14, true, 54, 32, true),
+        (Shape::Known(7), Some(h)) => rewrite(f, h, 18, true, 58, 32, true),
+        _ => rewrite(f, slot, f.l2_len, f.v6, f.tcp_off, f.tcp_hlen, ts),
+    }
+}
+
+/// [`finish`] for headers with the IP header at `ip` (IPv6 or IPv4), the TCP header at `t`,
+/// `hlen` bytes long, with timestamps or not.
+#[inline(always)]
+fn rewrite(f: &Flow, slot: &mut [u8], ip: usize, v6: bool, t: usize, hlen: usize, ts: bool) {
+    let tcp_len = hlen + f.payload_len();
+    if v6 {
         put16(slot, ip + 4, tcp_len as u16);
     } else {
         put16(slot, ip + 2, (20 + tcp_len) as u16);
@@ -187,20 +207,19 @@ pub(crate) fn finish(f: &Flow, slot: &mut [u8]) {
         let c = !csum::fold(csum::sum(slot.get(ip..ip + 20).unwrap_or_default()));
         put16(slot, ip + 10, c);
     }
-    let t = f.tcp_off;
     put32(slot, t + 8, f.ack);
     if let Some(b) = slot.get_mut(t + 13) {
         *b |= f.flags_or;
     }
     put16(slot, t + 14, f.window);
     put16(slot, t + 16, 0);
-    if f.options == Options::Timestamp {
+    if ts {
         put32(slot, t + 24, f.tsval);
         put32(slot, t + 28, f.tsecr);
     }
-    let s = csum::sum(slot.get(addr_range(ip, f.v6)).unwrap_or_default())
+    let s = csum::sum(slot.get(addr_range(ip, v6)).unwrap_or_default())
         + csum::pseudo_rest(tcp_len)
-        + csum::sum(slot.get(t..t + f.tcp_hlen).unwrap_or_default())
+        + csum::sum(slot.get(t..t + hlen).unwrap_or_default())
         + f.payload_sum
         + fast_payload_sum(f);
     put16(slot, t + 16, !csum::fold(s));

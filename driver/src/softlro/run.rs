@@ -33,6 +33,9 @@ pub(crate) struct Run {
     pub frames: u64,
     /// Little-endian sum of their TCP headers but the words the prediction fixes.
     hsum: u64,
+    /// The flow holds no aggregate: the run's first segment starts the next one, copied whole
+    /// to the slot's start (its payload where [`Run::room_bytes`] begins).
+    fresh: bool,
 }
 
 impl Run {
@@ -44,6 +47,13 @@ impl Run {
     /// Frame bytes the run took (every segment it takes is exactly headers + the head's size).
     pub(crate) fn bytes(&self) -> u64 {
         self.frames * (self.off + self.next.size) as u64
+    }
+
+    /// Where the run's first segment goes whole (headers and payload), when it starts the
+    /// aggregate ([`Run::room_bytes`] then begins with its payload).
+    #[inline(always)]
+    pub(crate) fn head_bytes(&self) -> Option<core::ops::Range<usize>> {
+        (self.fresh && self.frames == 0).then(|| self.base..self.dst + self.next.size)
     }
 
     /// Payload bytes of each segment the run takes.
@@ -152,21 +162,30 @@ impl SoftLro<'_> {
     pub(crate) fn run_begin(&self) -> Option<Run> {
         let slot = self.table.mru % MAX_FLOWS;
         let f = &self.table.flows[slot];
-        if self.forwarding || f.expect.shape == Shape::Other || !f.held() || f.room == 0 {
+        // A flow holding no aggregate may start its next one with an exactly predicted segment
+        // (as `fast::plan`'s restart does), with the room of a new aggregate.
+        let (fresh, room) = match (f.held(), f.room0) {
+            (true, _) => (false, f.room),
+            (false, 0) => (true, 0),
+            (false, room0) => (true, room0.saturating_add(1)),
+        };
+        if self.forwarding || f.expect.shape == Shape::Other || room == 0 {
             return None;
         }
         let base = slot * self.table.slot_size;
+        let off = f.tcp_off + f.tcp_hlen;
         Some(Run {
             slot,
             mac: f.mac,
             shape: f.expect.shape,
-            off: f.tcp_off + f.tcp_hlen,
+            off,
             next: Next::of(f),
             base,
-            dst: base + f.len,
-            room: f.room,
+            dst: base + if fresh { off } else { f.len },
+            room,
             frames: 0,
             hsum: 0,
+            fresh,
         })
     }
 
@@ -184,6 +203,12 @@ impl SoftLro<'_> {
             return;
         }
         let f = &mut self.table.flows[r.slot % MAX_FLOWS];
+        if r.fresh {
+            // The run started the aggregate (as `merge::restart` does for the fast path).
+            (f.segs, f.flags_or, f.verified, f.payload_sum, f.fast_hsum) = (0, 0, true, 0, 0);
+            (f.slow_segs, f.slow_payload) = (0, 0);
+            self.table.held += 1;
+        }
         f.len = r.dst - r.base;
         f.segs += r.frames as u16;
         f.fast_hsum += r.hsum + r.frames * f.expect.k_sum;
