@@ -73,10 +73,11 @@ impl Run {
     /// flow's prediction `e` (see [`SoftLro::lane`]).
     #[inline(always)]
     pub(crate) fn pred<const L2: usize, const V6: bool, const TS: bool>(&self, e: &Expect) -> Pred {
-        let mut p =
-            Pred { want: e.want, mask: e.exact, seq: self.next.seq, id: self.next.id, tsval: self.next.tsval, hsum: 0 };
+        let id_live = !V6 && !self.next.df;
+        let (seq, id, tsval) = (self.next.seq, self.next.id, self.next.tsval);
+        let mut p = Pred { want: e.want, mask: e.exact, seq, id, id_live, tsval, hsum: 0 };
         p.mask.put(L2 + if V6 { 40 } else { 20 } + 4, &[0xff; 4]);
-        if !V6 && !self.next.df {
+        if id_live {
             p.mask.put(L2 + 4, &[0xff; 2]);
         }
         p.write::<L2, V6>();
@@ -89,7 +90,9 @@ impl Run {
     pub(crate) fn take(&mut self, p: &Pred, taken: usize) -> bool {
         self.room = self.room.saturating_sub(taken as u16);
         self.dst += taken * self.next.size;
-        (self.next.seq, self.next.id, self.next.tsval) = (p.seq, p.id, p.tsval);
+        (self.next.seq, self.next.tsval) = (p.seq, p.tsval);
+        // With DF set the ID is free; it still moves on by one per segment, as the flow's does.
+        self.next.id = self.next.id.wrapping_add(taken as u16);
         self.frames += taken as u64;
         self.hsum += p.hsum;
         self.room == 0
@@ -107,6 +110,8 @@ pub(crate) struct Pred {
     seq: u32,
     /// Its IPv4 ID where DF is clear.
     id: u16,
+    /// The ID is under the mask (IPv4 with DF clear): it moves on with each segment.
+    id_live: bool,
     /// TSval it must not be older than.
     tsval: u32,
     /// Little-endian sum of the taken segments' TCP header words the flow's prediction does
@@ -119,7 +124,7 @@ impl Pred {
     #[inline(always)]
     fn write<const L2: usize, const V6: bool>(&mut self) {
         self.want.put(L2 + if V6 { 40 } else { 20 } + 4, &self.seq.to_be_bytes());
-        if !V6 {
+        if self.id_live {
             self.want.put(L2 + 4, &self.id.to_be_bytes());
         }
     }
@@ -145,7 +150,9 @@ impl Pred {
             self.tsval = be32(h, t + 24);
         }
         self.seq = self.seq.wrapping_add(size as u32);
-        self.id = self.id.wrapping_add(1);
+        if self.id_live {
+            self.id = self.id.wrapping_add(1);
+        }
         self.write::<L2, V6>();
     }
 }
