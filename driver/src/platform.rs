@@ -12,8 +12,17 @@ use fe_regs::bus::Bus;
 pub struct DmaError {
     /// Physical address of the access.
     pub addr: u64,
-    /// Length of the access in bytes.
-    pub len: usize,
+    /// Length of the access in bytes (an empty access cannot fail). 32 bits with a niche, so
+    /// a `Result<(), DmaError>` fits two registers and the packet path checks it in one.
+    pub len: core::num::NonZeroU32,
+}
+
+impl DmaError {
+    /// The error of an access of `len` bytes at `addr` (0 reads as 1, beyond 4 GiB as 4 GiB).
+    pub fn new(addr: u64, len: usize) -> Self {
+        let len = u32::try_from(len).unwrap_or(u32::MAX);
+        DmaError { addr, len: core::num::NonZeroU32::new(len).unwrap_or(core::num::NonZeroU32::MIN) }
+    }
 }
 
 /// Physically contiguous memory the engine can reach, addressed by physical address.
@@ -94,13 +103,13 @@ mod tests {
         fn dma_read(&self, addr: u64, out: &mut [u8]) -> Result<(), DmaError> {
             let at = usize::try_from(addr - 0x1000).unwrap();
             let m = self.0.borrow();
-            out.copy_from_slice(m.get(at..at + out.len()).ok_or(DmaError { addr, len: out.len() })?);
+            out.copy_from_slice(m.get(at..at + out.len()).ok_or(DmaError::new(addr, out.len()))?);
             Ok(())
         }
         fn dma_write(&self, addr: u64, data: &[u8]) -> Result<(), DmaError> {
             let at = usize::try_from(addr - 0x1000).unwrap();
             let mut m = self.0.borrow_mut();
-            m.get_mut(at..at + data.len()).ok_or(DmaError { addr, len: data.len() })?.copy_from_slice(data);
+            m.get_mut(at..at + data.len()).ok_or(DmaError::new(addr, data.len()))?.copy_from_slice(data);
             Ok(())
         }
     }
@@ -122,6 +131,6 @@ mod tests {
         let mut out = [0u32; 20];
         // Words 0..16 (two accesses) are inside; the third (words 16..20, at 0x1100) is not.
         let e = m.dma_read_words(0x10c0, &mut out).unwrap_err();
-        assert_eq!(e, DmaError { addr: 0x1100, len: 16 });
+        assert_eq!(e, DmaError::new(0x1100, 16));
     }
 }

@@ -13,10 +13,10 @@ impl DmaMemory for SimPlatform<'_> {
         self.0.dma_alloc(size, align)
     }
     fn dma_read(&self, addr: u64, out: &mut [u8]) -> Result<(), DmaError> {
-        self.0.dma_read_into(addr, out).map_err(|_| DmaError { addr, len: out.len() })
+        self.0.dma_read_into(addr, out).map_err(|_| DmaError::new(addr, out.len()))
     }
     fn dma_write(&self, addr: u64, data: &[u8]) -> Result<(), DmaError> {
-        self.0.dma_write(addr, data).map_err(|_| DmaError { addr, len: data.len() })
+        self.0.dma_write(addr, data).map_err(|_| DmaError::new(addr, data.len()))
     }
 }
 
