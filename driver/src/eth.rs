@@ -448,6 +448,14 @@ impl<P: Platform> Eth<P> {
         (self.tx_ready, self.rx_port) = (tx, rx);
     }
 
+    /// The PSE port the frames of MAC `mac` arrive from while it is enabled (the inverse of
+    /// [`Eth::rx_mac`]: GDMA n is PSE port n + 1).
+    #[inline(always)]
+    pub(crate) fn rx_port_of(&self, mac: u8) -> Option<u8> {
+        let port = usize::from(mac) + 1;
+        (self.rx_port.get(port) == Some(&mac)).then_some(port as u8)
+    }
+
     /// The enabled MAC a frame from PSE source port `src_port` arrived on, if any.
     #[inline(always)]
     pub(crate) fn rx_mac(&self, src_port: u8) -> Option<u8> {

@@ -63,14 +63,12 @@ impl<P: Platform> Eth<P> {
     ) -> LaneExit {
         let off = L2 + if V6 { 40 } else { 20 } + if TS { 32 } else { 20 };
         let size = r.seg_size();
-        // Only frames the hardware verified join without a software checksum, and only those
-        // from the first PSE port of the run's MAC (any other takes the general path).
-        let Some(port) =
-            self.rx_port.iter().position(|m| *m == r.mac).filter(|_| self.features.rx_checksum && size > 0)
-        else {
+        // Only frames the hardware verified join without a software checksum, and only from
+        // the PSE port of the run's MAC.
+        let Some(port) = self.rx_port_of(r.mac).filter(|_| self.features.rx_checksum && size > 0) else {
             return LaneExit::Other;
         };
-        let frame = C::verified_frame((off + size) as u16, port as u8);
+        let frame = C::verified_frame((off + size) as u16, port);
         let (e, storage) = lro.lane(r);
         let mut pred = r.pred::<L2, V6, TS>(e);
         // A fresh run's first segment goes whole to the slot's start; the rest of the room is
