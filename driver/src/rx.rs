@@ -225,7 +225,7 @@ impl<P: Platform> Eth<P> {
         } else if let Some(mac) = self.rx_mac(d.src_port) {
             let checksum =
                 if self.features.rx_checksum && d.l4_valid { RxChecksum::Verified } else { RxChecksum::Unverified };
-            frame(self, Filled { buf: u64::from(self.rx.buf(cur.i)), len, mac, checksum });
+            frame(self, Filled { buf: self.rx.buf_addr(cur.i), len, mac, checksum });
         } else {
             self.stats.drops.rx_bad_port += 1;
         }

@@ -182,16 +182,24 @@ pub(crate) fn finish(f: &Flow, slot: &mut [u8]) {
     // specialised for it (constant offsets, unrolled sums).
     let ts = f.options == Options::Timestamp;
     match (f.expect.shape, slot.first_chunk_mut::<MAX_HDR>()) {
-        (Shape::Known(0), Some(h)) => rewrite(f, h, 14, false, 34, 20, false),
-        (Shape::Known(1), Some(h)) => rewrite(f, h, 18, false, 38, 20, false),
-        (Shape::Known(2), Some(h)) => rewrite(f, h, 14, true, 54, 20, false),
-        (Shape::Known(3), Some(h)) => rewrite(f, h, 18, true, 58, 20, false),
-        (Shape::Known(4), Some(h)) => rewrite(f, h, 14, false, 34, 32, true),
-        (Shape::Known(5), Some(h)) => rewrite(f, h, 18, false, 38, 32, true),
-        (Shape::Known(6), Some(h)) => rewrite(f, h, 14, true, 54, 32, true),
-        (Shape::Known(7), Some(h)) => rewrite(f, h, 18, true, 58, 32, true),
+        (Shape::Known(0), Some(h)) => rewrite_in::<14, false, false>(f, h),
+        (Shape::Known(1), Some(h)) => rewrite_in::<18, false, false>(f, h),
+        (Shape::Known(2), Some(h)) => rewrite_in::<14, true, false>(f, h),
+        (Shape::Known(3), Some(h)) => rewrite_in::<18, true, false>(f, h),
+        (Shape::Known(4), Some(h)) => rewrite_in::<14, false, true>(f, h),
+        (Shape::Known(5), Some(h)) => rewrite_in::<18, false, true>(f, h),
+        (Shape::Known(6), Some(h)) => rewrite_in::<14, true, true>(f, h),
+        (Shape::Known(7), Some(h)) => rewrite_in::<18, true, true>(f, h),
         _ => rewrite(f, slot, f.l2_len, f.v6, f.tcp_off, f.tcp_hlen, ts),
     }
+}
+
+/// [`rewrite`] for headers of `L2` Ethernet bytes, IPv6 or IPv4, with or without timestamps
+/// (the layouts of `fast::Shape::Known`).
+#[inline(always)]
+fn rewrite_in<const L2: usize, const V6: bool, const TS: bool>(f: &Flow, h: &mut [u8; MAX_HDR]) {
+    let t = L2 + if V6 { 40 } else { 20 };
+    rewrite(f, h, L2, V6, t, if TS { 32 } else { 20 }, TS);
 }
 
 /// [`finish`] for headers with the IP header at `ip` (IPv6 or IPv4), the TCP header at `t`,

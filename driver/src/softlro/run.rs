@@ -1,9 +1,11 @@
 //! Runs: the fast path's tier 1 over consecutive segments joining one held aggregate, with its
 //! state held by the caller (the driver's poll loop and its lane, `rx_lane.rs`) instead of the
 //! flow table and written back once when the run ends (the aggregate is full, another frame
-//! comes between, or the poll ends). The decisions are `fast::exact`'s, made by one masked
-//! compare: the lane's prediction ([`Pred`]) is the flow's with the next sequence number and IPv4
-//! ID written in; only TSval is checked on its own.
+//! comes between, or the poll ends). The lane decides by tier 1's rules (`fast::exact`), made
+//! by one masked compare: its prediction ([`Pred`]) is the flow's with the next sequence number
+//! and IPv4 ID (where DF is clear) written in and under the mask, and only TSval is checked on
+//! its own. `fast::exact` checks the same fields one by one for the general path, which has no
+//! run to keep a prediction in; the driver tests hold both to the same refusals.
 
 use super::SoftLro;
 use super::fast::{self, Expect, Hdr, MAX_HDR, Next, Shape};
