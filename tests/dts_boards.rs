@@ -1,7 +1,7 @@
 //! Every board in `dts/`, compiled with cpp + dtc as the kernel does and probed: the SoC, MACs,
 //! switch ports, queue map and shaping decisions each board is written to show.
 
-use fe_driver::dt::{Duplex, Link, Platform, Shaping, probe};
+use fe_driver::dt::{Board, Duplex, Link, Shaping, probe};
 use std::path::PathBuf;
 
 fn compile(board: &str) -> Vec<u8> {
@@ -9,13 +9,13 @@ fn compile(board: &str) -> Vec<u8> {
     fe_linux::dtc::compile(&path, &[]).unwrap_or_else(|e| panic!("{e}\n(scripts/test installs device-tree-compiler)"))
 }
 
-fn with_board(board: &str, f: impl FnOnce(&Platform)) {
+fn with_board(board: &str, f: impl FnOnce(&Board)) {
     let dtb = compile(board);
     let p = probe(&dtb).unwrap_or_else(|e| panic!("{board}: {e}"));
     f(&p);
 }
 
-fn labels(p: &Platform) -> Vec<(String, u32, u8, u8)> {
+fn labels(p: &Board) -> Vec<(String, u32, u8, u8)> {
     p.switch_ports().map(|s| (s.label.to_string(), s.port, s.queue, s.conduit_mac)).collect()
 }
 

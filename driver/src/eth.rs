@@ -11,7 +11,7 @@
 //! shaping: [`crate::shaping`] (applied by `open`, remade by `link_up` and `link_down`).
 
 use crate::desc::{self, TxDesc};
-use crate::dt::platform::{Duplex, Link, MAX_MACS, Platform as Board};
+use crate::dt::board::{Board, Duplex, Link, MAX_MACS};
 use crate::platform::{DmaError, Platform};
 use crate::rx::RxRing;
 use crate::stats::Stats;
@@ -85,8 +85,6 @@ pub struct CloseReport {
 /// Why the driver could not be created, opened or closed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EthError {
-    /// The probed device tree names another SoC than the one given.
-    SocMismatch,
     /// A descriptor layout the core does not handle in that role.
     UnsupportedLayout(DescriptorLayout),
     /// The platform ran out of DMA memory.
@@ -230,13 +228,11 @@ fn alloc32<P: Platform>(p: &P, size: usize, align: usize) -> Result<u64, EthErro
 }
 
 impl<P: Platform> Eth<P> {
-    /// A driver for `soc` as the device tree `board` describes it, on platform `p`. Allocates
-    /// every ring and buffer now (nothing is allocated later); the engine is untouched until
-    /// [`Eth::open`].
-    pub fn new(soc: &'static SocInfo, board: &Board<'_>, p: P) -> Result<Self, EthError> {
-        if !core::ptr::eq(soc, board.soc) {
-            return Err(EthError::SocMismatch);
-        }
+    /// A driver for the frame engine `board` describes (its SoC, MACs and switch ports), on
+    /// platform `p`. Allocates every ring and buffer now (nothing is allocated later); the
+    /// engine is untouched until [`Eth::open`].
+    pub fn new(board: &Board<'_>, p: P) -> Result<Self, EthError> {
+        let soc = board.soc;
         let (tx_layout, rx_layout) = (soc.caps.tx_descriptor, soc.caps.rx_descriptor);
         if !desc::is_tx(tx_layout) {
             return Err(EthError::UnsupportedLayout(tx_layout));

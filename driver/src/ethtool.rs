@@ -3,7 +3,7 @@
 //!
 //! The MIB names are those of Linux `mtk_eth_soc`; the software ones are this driver's.
 
-use crate::dt::platform::MAX_MACS;
+use crate::dt::board::MAX_MACS;
 use crate::eth::Eth;
 use crate::platform::Platform;
 

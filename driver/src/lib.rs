@@ -2,7 +2,7 @@
 //!
 //! `no_std`, allocation-free, and generic over the SoC only through data: every per-SoC fact
 //! comes from [`fe_regs::SocInfo`] (generated from `regs/*.yaml`) and from the board's device
-//! tree, read by [`dt::probe()`] into a [`dt::Platform`]. The machine is reached through the small
+//! tree, read by [`dt::probe()`] into a [`dt::Board`]. The machine is reached through the small
 //! traits of [`platform`]; [`eth::Eth`] is one frame engine, brought up by [`eth::Eth::open`],
 //! sending with [`eth::Eth::xmit`] and receiving with [`eth::Eth::poll`].
 

@@ -12,7 +12,7 @@
 //! per-queue base values. The rate encoding and weights come from the SoC's capabilities
 //! ([`fe_regs::caps::Shaper`]); nothing here depends on which SoC it is.
 
-use crate::dt::platform::{MAX_PORTS, Platform as Board, Shaping};
+use crate::dt::board::{Board, MAX_PORTS, Shaping};
 use crate::eth::{BUF_SIZE, Eth, EthError};
 use crate::platform::Platform;
 use crate::tx::TxError;

@@ -3,7 +3,7 @@
 //! The MIB counters of the hardware (per MAC, read-to-clear) are accumulated in
 //! [`crate::ethtool`]; these are the counters only software can keep.
 
-use crate::dt::platform::MAX_MACS;
+use crate::dt::board::MAX_MACS;
 use crate::tx::TxError;
 
 /// Traffic of one MAC.

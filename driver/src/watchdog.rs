@@ -7,7 +7,7 @@
 //! then the links that were up are programmed again. Lost interrupts need no recovery: `poll` and
 //! `reclaim` read the rings, never the interrupt status, and acknowledge it themselves.
 
-use crate::dt::platform::MAX_MACS;
+use crate::dt::board::MAX_MACS;
 use crate::eth::{CloseReport, Eth, EthError, LinkState};
 use crate::platform::Platform;
 

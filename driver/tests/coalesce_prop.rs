@@ -92,7 +92,7 @@ fn boards_once() -> &'static [(&'static str, Vec<u8>)] {
 fn run(name: &str, dtb: &[u8], ops: &[Op], budget: usize, ipv6: bool) {
     let board = probe(name, dtb);
     let sim = Sim::new(board.soc);
-    let mut eth = Eth::new(board.soc, &board, SimPlatform(&sim)).expect(name);
+    let mut eth = Eth::new(&board, SimPlatform(&sim)).expect(name);
     eth.open().expect(name);
     let mac = eth.enabled_macs().next().unwrap().id;
     if eth.mac(mac).unwrap().link.is_none() {

@@ -41,7 +41,7 @@ fn each_board(f: impl Fn(&str, &Sim, &mut Eth<SimPlatform<'_>>, u8)) {
     for (name, dtb) in boards() {
         let board = probe(name, &dtb);
         let sim = Sim::new(board.soc);
-        let mut eth = Eth::new(board.soc, &board, SimPlatform(&sim)).expect(name);
+        let mut eth = Eth::new(&board, SimPlatform(&sim)).expect(name);
         eth.open().expect(name);
         let mac = eth.enabled_macs().next().unwrap().id;
         if eth.mac(mac).unwrap().link.is_none() {

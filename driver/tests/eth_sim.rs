@@ -27,7 +27,7 @@ fn each_board(f: impl Fn(&str, &Sim, &mut Eth<SimPlatform<'_>>)) {
     for (name, dtb) in boards() {
         let board = probe(name, &dtb);
         let sim = Sim::new(board.soc);
-        let mut eth = Eth::new(board.soc, &board, SimPlatform(&sim)).expect(name);
+        let mut eth = Eth::new(&board, SimPlatform(&sim)).expect(name);
         eth.open().expect(name);
         assert!(sim.violations().is_empty(), "{name}: bring-up violations: {:?}", sim.violations());
         socs.push(board.soc.name);

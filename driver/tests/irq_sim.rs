@@ -21,7 +21,7 @@ fn rx_and_tx_interrupts_follow_the_irq_layout() {
     for (name, dtb) in boards() {
         let board = probe(name, &dtb);
         let sim = Sim::new(board.soc);
-        let mut eth = Eth::new(board.soc, &board, SimPlatform(&sim)).unwrap();
+        let mut eth = Eth::new(&board, SimPlatform(&sim)).unwrap();
         eth.open().unwrap();
         let (tx_line, rx_line) = lines(board.soc);
         assert!(!sim.irq(rx_line) && !sim.irq(tx_line), "{name}: quiet after open");

@@ -35,7 +35,7 @@ fn each_board(f: impl Fn(&str, &Sim, &mut Driver<'_>)) {
     for (name, dtb) in boards() {
         let board = probe(name, &dtb);
         let sim = Sim::new(board.soc);
-        let mut eth = Eth::new(board.soc, &board, SimPlatform(&sim)).expect(name);
+        let mut eth = Eth::new(&board, SimPlatform(&sim)).expect(name);
         f(name, &sim, &mut eth);
         if eth.is_open() {
             let report = eth.close().expect(name);

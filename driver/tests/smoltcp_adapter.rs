@@ -35,7 +35,7 @@ fn tcp_through_two_macs_survives_feature_toggles_and_corruption() {
     for (name, dtb) in boards() {
         let board = probe(name, &dtb);
         let sim = Sim::new(board.soc);
-        let mut eth = Eth::new(board.soc, &board, SimPlatform(&sim)).unwrap();
+        let mut eth = Eth::new(&board, SimPlatform(&sim)).unwrap();
         eth.open().unwrap();
         let macs: Vec<u8> = eth.enabled_macs().map(|m| m.id).collect();
         for &m in &macs {
@@ -119,7 +119,7 @@ fn frames_wait_for_their_port_and_short_frames_are_padded() {
     let (name, dtb) = boards().into_iter().next().unwrap();
     let board = probe(name, &dtb);
     let sim = Sim::new(board.soc);
-    let mut eth = Eth::new(board.soc, &board, SimPlatform(&sim)).unwrap();
+    let mut eth = Eth::new(&board, SimPlatform(&sim)).unwrap();
     eth.open().unwrap();
     let mut eth = SmoltcpEth::<_, 2048, 4>::new(eth);
     // A 42-byte frame (an ARP request's size) goes out padded to the Ethernet minimum.

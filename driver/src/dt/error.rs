@@ -90,7 +90,7 @@ pub enum ProbeErrorKind<'a> {
     BadManaged(&'a str),
     /// The tree nests deeper than this reader follows.
     TooDeep,
-    /// More switch ports than the platform table holds.
+    /// More switch ports than the board table holds.
     TooManyPorts,
 }
 
@@ -180,7 +180,7 @@ impl fmt::Display for ProbeErrorKind<'_> {
             BadSpeed(s) => write!(f, "impossible link speed {s} Mbit/s (10, 100, 1000, 2500, 5000 or 10000)"),
             BadManaged(m) => write!(f, "managed = \"{m}\" is not \"auto\" or \"in-band-status\""),
             TooDeep => write!(f, "device tree nests deeper than 32 levels"),
-            TooManyPorts => write!(f, "more switch ports than the platform table holds"),
+            TooManyPorts => write!(f, "more switch ports than the board table holds"),
         }
     }
 }

@@ -2,9 +2,9 @@
 //! it, its MACs and the DSA switch ports behind them, and check them against the SoC's
 //! capabilities.
 
+use super::board::{Board, Duplex, IrqSpec, Link, MAX_IRQS, MAX_MACS, MAX_PORTS, MacConfig, Shaping, SwitchPort};
 use super::error::{ProbeError, ProbeErrorKind as K};
 use super::path::NodePath;
-use super::platform::{Duplex, IrqSpec, Link, MAX_IRQS, MAX_MACS, MAX_PORTS, MacConfig, Platform, Shaping, SwitchPort};
 use super::props::{self, cells, enabled, opt_str, opt_u32, read_reg, read_u32, strings};
 use super::walk::{Flow, Tree, Visit};
 use fdt::node::FdtNode;
@@ -14,14 +14,14 @@ use fe_regs::SocInfo;
 pub const SPEEDS: &[u32] = &[10, 100, 1000, 2500, 5000, 10000];
 
 /// Probes the device tree blob `dtb`.
-pub fn probe(dtb: &[u8]) -> Result<Platform<'_>, ProbeError<'_>> {
+pub fn probe(dtb: &[u8]) -> Result<Board<'_>, ProbeError<'_>> {
     let tree = Tree::parse(dtb)?;
     find_ethernet(&tree)
 }
 
 /// Finds the first enabled node whose compatible list names a SoC of the table and probes it.
-fn find_ethernet<'a>(tree: &Tree<'a>) -> Result<Platform<'a>, ProbeError<'a>> {
-    let mut found: Option<Result<Platform<'a>, ProbeError<'a>>> = None;
+fn find_ethernet<'a>(tree: &Tree<'a>) -> Result<Board<'a>, ProbeError<'a>> {
+    let mut found: Option<Result<Board<'a>, ProbeError<'a>>> = None;
     let mut disabled: Option<NodePath> = None;
     let mut unknown: Option<(NodePath, &'a str)> = None;
     tree.walk(&mut |v| {
@@ -64,7 +64,7 @@ fn probe_node<'a>(
     v: &Visit<'_, '_, 'a>,
     soc: &'static SocInfo,
     compatible: &'a str,
-) -> Result<Platform<'a>, ProbeError<'a>> {
+) -> Result<Board<'a>, ProbeError<'a>> {
     let node = v.node;
     let path = v.path;
     let reg = read_reg(&node, v.parent().as_ref(), path)?;
@@ -74,7 +74,7 @@ fn probe_node<'a>(
         .ok_or(ProbeError::at(path, Some("mediatek,ethsys"), K::MissingProperty))?;
     let ethsys_reg = read_reg(&ethsys_node, ethsys_parent.as_ref(), ethsys_path)?;
     let macs = read_macs(tree, &node, path, soc)?;
-    let mut platform = Platform {
+    let mut board = Board {
         soc,
         compatible,
         path,
@@ -87,8 +87,8 @@ fn probe_node<'a>(
         ports: [None; MAX_PORTS],
         nports: 0,
     };
-    read_switches(tree, &mut platform)?;
-    Ok(platform)
+    read_switches(tree, &mut board)?;
+    Ok(board)
 }
 
 /// `#interrupt-cells` of the node's interrupt parent (its own `interrupt-parent`, else the
@@ -283,7 +283,7 @@ fn port_speed<'a>(port: &FdtNode<'_, 'a>, path: NodePath) -> Result<Option<u32>,
 }
 
 /// Finds DSA switches whose CPU port points at one of the MACs and records their user ports.
-fn read_switches<'a>(tree: &Tree<'a>, platform: &mut Platform<'a>) -> Result<(), ProbeError<'a>> {
+fn read_switches<'a>(tree: &Tree<'a>, board: &mut Board<'a>) -> Result<(), ProbeError<'a>> {
     let mut error = None;
     tree.walk(&mut |v| {
         if !(v.path.name() == "ports" || v.path.name() == "ethernet-ports") {
@@ -300,7 +300,7 @@ fn read_switches<'a>(tree: &Tree<'a>, platform: &mut Platform<'a>) -> Result<(),
                 }
             }
         }
-        if let Err(e) = read_ports(tree, v, platform) {
+        if let Err(e) = read_ports(tree, v, board) {
             error = Some(e);
             return Flow::Stop;
         }
@@ -309,7 +309,7 @@ fn read_switches<'a>(tree: &Tree<'a>, platform: &mut Platform<'a>) -> Result<(),
     error.map_or(Ok(()), Err)
 }
 
-fn read_ports<'a>(tree: &Tree<'a>, v: &Visit<'_, '_, 'a>, platform: &mut Platform<'a>) -> Result<(), ProbeError<'a>> {
+fn read_ports<'a>(tree: &Tree<'a>, v: &Visit<'_, '_, 'a>, board: &mut Board<'a>) -> Result<(), ProbeError<'a>> {
     // The conduit: among enabled CPU ports whose `ethernet` is an enabled MAC, the fastest MAC,
     // ties to the lowest MAC id.
     let mut conduit: Option<&MacConfig<'a>> = None;
@@ -319,7 +319,7 @@ fn read_ports<'a>(tree: &Tree<'a>, v: &Visit<'_, '_, 'a>, platform: &mut Platfor
             continue;
         }
         let Some((mac_path, _, _)) = props::phandle_target(tree, &port, ppath, "ethernet")? else { continue };
-        let Some(mac) = platform.macs.iter().flatten().find(|m| m.path == mac_path && m.enabled) else { continue };
+        let Some(mac) = board.macs.iter().flatten().find(|m| m.path == mac_path && m.enabled) else { continue };
         // Rank: faster fixed link first, then lower MAC id.
         let rank = |m: &MacConfig| (core::cmp::Reverse(m.link.fixed_speed().unwrap_or(0)), m.id);
         conduit = match conduit {
@@ -328,7 +328,7 @@ fn read_ports<'a>(tree: &Tree<'a>, v: &Visit<'_, '_, 'a>, platform: &mut Platfor
         };
     }
     let Some(conduit) = conduit.copied() else { return Ok(()) };
-    let queues = platform.soc.caps.tx_queues as u32;
+    let queues = board.soc.caps.tx_queues as u32;
     for port in v.node.children() {
         let ppath = v.path.child(port.name);
         if !port.name.starts_with("port")
@@ -351,13 +351,13 @@ fn read_ports<'a>(tree: &Tree<'a>, v: &Visit<'_, '_, 'a>, platform: &mut Platfor
             (true, Some(_), Some(_)) => Shaping::Unshaped,
             _ => Shaping::AtLinkUp,
         };
-        let n = platform.nports as usize;
+        let n = board.nports as usize;
         if n >= MAX_PORTS {
             return Err(ProbeError::at(v.path, None, K::TooManyPorts));
         }
-        platform.ports[n] =
+        board.ports[n] =
             Some(SwitchPort { label, port: number, path: ppath, conduit_mac: conduit.id, speed, queue, shaping });
-        platform.nports += 1;
+        board.nports += 1;
     }
     Ok(())
 }

@@ -1,8 +1,8 @@
 //! Reading property values: cells, string lists, `reg`, `status`.
 
+use super::board::Region;
 use super::error::{ProbeError, ProbeErrorKind};
 use super::path::NodePath;
-use super::platform::Region;
 use fdt::node::FdtNode;
 
 /// A property value holding exactly one cell.

@@ -20,7 +20,7 @@ pub fn boards() -> Vec<(&'static str, Vec<u8>)> {
 }
 
 /// Probes `dtb`, panicking with the probe's message on failure.
-pub fn probe<'a>(name: &str, dtb: &'a [u8]) -> dt::Platform<'a> {
+pub fn probe<'a>(name: &str, dtb: &'a [u8]) -> dt::Board<'a> {
     dt::probe(dtb).unwrap_or_else(|e| panic!("{name}: {e:?}"))
 }
 

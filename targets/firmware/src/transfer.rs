@@ -201,7 +201,7 @@ pub fn run_board(board: &str, dtb: &[u8], case: Case, bytes: usize) -> Result<Re
             sim.set_link_speed(usize::from(m.id), speed);
         }
     }
-    let mut eth = Eth::new(soc, &plat, SimPlatform(&sim)).map_err(|e| format!("{board}: {e:?}"))?;
+    let mut eth = Eth::new(&plat, SimPlatform(&sim)).map_err(|e| format!("{board}: {e:?}"))?;
     eth.open().map_err(|e| format!("{board}: open: {e:?}"))?;
     eth.set_features(Features {
         rx_checksum: case.rx_checksum,

@@ -157,7 +157,7 @@ fn main() {
         next: Cell::new(0),
         now: Cell::new(0),
     };
-    let mut eth = Eth::new(soc, &plat, Null(&mem)).expect("new");
+    let mut eth = Eth::new(&plat, Null(&mem)).expect("new");
     eth.open().expect("open");
     let fe = &soc.fe;
     let reg = |o: u32| mem.regs.borrow()[o as usize / 4];

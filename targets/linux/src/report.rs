@@ -1,7 +1,7 @@
-//! Printing a probed [`Platform`]: a readable report and the JSON format of `fe probe --json`.
+//! Printing a probed [`Board`]: a readable report and the JSON format of `fe probe --json`.
 
-use fe_driver::dt::platform::IrqSpec;
-use fe_driver::dt::{Duplex, Link, Platform, Shaping};
+use fe_driver::dt::board::IrqSpec;
+use fe_driver::dt::{Board, Duplex, Link, Shaping};
 use fe_regs::SocInfo;
 use fe_regs::caps::{IrqLayout, RingPlacement};
 use serde_json::{Value, json};
@@ -47,7 +47,7 @@ fn link_name(l: &Link) -> &'static str {
 }
 
 /// The platform as JSON (format documented in `dts/README.md`).
-pub fn to_json(p: &Platform) -> Value {
+pub fn to_json(p: &Board) -> Value {
     let macs: Vec<Value> = p
         .macs()
         .map(|m| {
@@ -109,7 +109,7 @@ pub fn to_json(p: &Platform) -> Value {
 }
 
 /// A readable multi-line report.
-pub fn text(p: &Platform) -> String {
+pub fn text(p: &Board) -> String {
     let mut s = String::new();
     let soc = p.soc;
     let _ = writeln!(s, "SoC        {} ({}) at {}", soc.name, p.compatible, p.path);

@@ -108,13 +108,13 @@ fn goodput(payload_bytes: u64, ns: u64) -> f64 {
 
 /// Brings the driver up on `sim` for the probed board `plat` (named `board` in errors): fixed links at their speed, open, and every MAC without a fixed link (an SFP
 /// cage, a PHY) linked up at its PHY mode's natural speed.
-pub fn bring_up<'a>(board: &str, plat: &dt::Platform<'_>, sim: &'a Sim) -> Result<Eth<SimPlatform<'a>>, String> {
+pub fn bring_up<'a>(board: &str, plat: &dt::Board<'_>, sim: &'a Sim) -> Result<Eth<SimPlatform<'a>>, String> {
     for m in plat.enabled_macs() {
         if let Some(speed) = m.link.fixed_speed() {
             sim.set_link_speed(m.id as usize, speed);
         }
     }
-    let mut eth = Eth::new(plat.soc, plat, SimPlatform(sim)).map_err(|e| format!("{board}: {e:?}"))?;
+    let mut eth = Eth::new(plat, SimPlatform(sim)).map_err(|e| format!("{board}: {e:?}"))?;
     eth.open().map_err(|e| format!("{board}: open: {e:?}"))?;
     for m in plat.enabled_macs().filter(|m| m.link.fixed_speed().is_none()) {
         let speed = match m.phy_mode {

@@ -1,4 +1,4 @@
-//! What the probe found: the `Platform` the driver core is brought up with.
+//! What the probe found: the `Board` the driver core is brought up with.
 
 use super::path::NodePath;
 use fe_regs::SocInfo;
@@ -135,7 +135,7 @@ impl IrqSpec {
 
 /// Everything the probe learned about the board's frame engine.
 #[derive(Clone, Copy, Debug)]
-pub struct Platform<'a> {
+pub struct Board<'a> {
     /// The SoC, from the generated table.
     pub soc: &'static SocInfo,
     /// The compatible string that matched.
@@ -160,7 +160,7 @@ pub struct Platform<'a> {
     pub nports: u8,
 }
 
-impl<'a> Platform<'a> {
+impl<'a> Board<'a> {
     /// The interrupts.
     #[must_use]
     pub fn irqs(&self) -> &[IrqSpec] {
