@@ -118,6 +118,8 @@ pub(crate) trait RxCodec {
     fn fresh_ctrl(len: u16) -> u32;
     /// The bits of the done flag.
     const DONE: [u32; RX_WORDS];
+    /// The done flag within word [`RxCodec::CTRL`].
+    const DONE_BIT: u32;
     /// The bits that say whether a filled descriptor holds one whole frame of a given length
     /// from a given PSE port, its L4 checksum verified (see [`RxCodec::verified_frame`]).
     const FRAME: [u32; RX_WORDS];
@@ -146,6 +148,7 @@ macro_rules! rx_codec {
                 $t::new().with_plen0(len).words[Self::CTRL]
             }
             const DONE: [u32; RX_WORDS] = $t::new().with_done(true).words;
+            const DONE_BIT: u32 = Self::DONE[Self::CTRL];
             const FRAME: [u32; RX_WORDS] = $t::new()
                 .with_done(true)
                 .with_ls0(true)

@@ -13,19 +13,18 @@
 use crate::desc::{self, TxDesc};
 use crate::dt::board::{Board, Duplex, Link, MAX_MACS};
 use crate::platform::{DmaError, Platform};
-use crate::rx::RxRing;
+use crate::ring::AllocError;
+use crate::ring::rx::{RxRegs, RxRing};
+use crate::ring::tx::{TxRegs, TxRing};
 use crate::stats::Stats;
-use crate::tx::TxRing;
 use fe_regs::bus::Bus;
 use fe_regs::descriptors::DescriptorLayout;
 use fe_regs::values::{
-    GdmaFwdCfg, MacMcr, MacMcrMaxRx, PdmaGloCfgRxBt, PdmaPcrxPtr, PdmaRxCntCfg, PdmaRxPtr, QdmaCrxPtr, QdmaCtxPtr,
-    QdmaDrxPtr, QdmaDtxPtr, QdmaFqCount, QdmaFqHead, QdmaFqTail, QdmaGloCfgTxBt,
+    GdmaFwdCfg, MacMcr, MacMcrMaxRx, PdmaGloCfgRxBt, QdmaFqCount, QdmaFqHead, QdmaFqTail, QdmaGloCfgTxBt,
 };
 use fe_regs::{SocInfo, Space};
 
-/// Descriptors in the QDMA TX ring (one stays free so a full ring never looks empty).
-pub const TX_RING: usize = 512;
+pub use crate::ring::tx::TX_RING;
 /// Descriptors in PDMA RX ring 0.
 pub const RX_RING: usize = 256;
 /// Descriptors (and pages) in the QDMA free queue.
@@ -87,10 +86,8 @@ pub struct CloseReport {
 pub enum EthError {
     /// A descriptor layout the core does not handle in that role.
     UnsupportedLayout(DescriptorLayout),
-    /// The platform ran out of DMA memory.
-    DmaExhausted,
-    /// DMA memory above 4 GiB (descriptors hold 32-bit addresses).
-    DmaAbove4G(u64),
+    /// DMA memory for a ring or buffer could not be had.
+    Alloc(AllocError),
     /// A DMA access was refused.
     Dma(DmaError),
     /// `open` on an open interface.
@@ -117,6 +114,12 @@ pub enum EthError {
 impl From<DmaError> for EthError {
     fn from(e: DmaError) -> Self {
         EthError::Dma(e)
+    }
+}
+
+impl From<AllocError> for EthError {
+    fn from(e: AllocError) -> Self {
+        EthError::Alloc(e)
     }
 }
 
@@ -182,9 +185,26 @@ impl Default for Features {
 /// The QDMA free queue: pages the engine buffers frames in.
 #[derive(Debug)]
 pub(crate) struct FreeQueue {
-    pub(crate) ring: u64,
-    pub(crate) pages: u64,
-    pub(crate) owner: Owner,
+    ring: u64,
+    pages: u64,
+    desc_size: usize,
+    owner: Owner,
+}
+
+impl FreeQueue {
+    /// A free queue of [`FQ_SIZE`] descriptors of `desc_size` bytes and their pages, from `p`.
+    fn new<P: Platform>(p: &P, desc_size: usize) -> Result<Self, AllocError> {
+        let ring = crate::ring::alloc32(p, desc_size * FQ_SIZE, desc_size.max(16))?;
+        let pages =
+            crate::ring::alloc32(p, BUF_SIZE * FQ_SIZE, 64).inspect_err(|_| p.dma_free(ring, desc_size * FQ_SIZE))?;
+        Ok(FreeQueue { ring, pages, desc_size, owner: Owner::Driver })
+    }
+
+    /// Returns the queue's DMA memory to the platform.
+    fn free<P: Platform>(&self, p: &P) {
+        p.dma_free(self.ring, self.desc_size * FQ_SIZE);
+        p.dma_free(self.pages, BUF_SIZE * FQ_SIZE);
+    }
 }
 
 /// One frame engine driven by the core.
@@ -218,13 +238,11 @@ pub struct Eth<P: Platform> {
     pub(crate) ports: crate::shaping::PortTable,
 }
 
-/// Allocates `size` bytes of DMA memory below 4 GiB.
-fn alloc32<P: Platform>(p: &P, size: usize, align: usize) -> Result<u64, EthError> {
-    let a = p.dma_alloc(size, align).ok_or(EthError::DmaExhausted)?;
-    if a.checked_add(size as u64).is_none_or(|end| end > 1 << 32) {
-        return Err(EthError::DmaAbove4G(a));
-    }
-    Ok(a)
+/// The enabled MAC a frame from PSE source port `src_port` arrived on, in the port table
+/// `ports` ([`NO_MAC`] for none).
+#[inline(always)]
+pub(crate) fn port_mac(ports: &[u8; 8], src_port: u8) -> Option<u8> {
+    Some(ports[usize::from(src_port) % 8]).filter(|m| *m != NO_MAC)
 }
 
 impl<P: Platform> Eth<P> {
@@ -250,19 +268,30 @@ impl<P: Platform> Eth<P> {
                 *slot = Some(MacPort { id: m.id, enabled: m.enabled, fixed, queue: m.queue, link: None });
             }
         }
-        let tds = tx_layout.size();
-        let tx = TxRing::new(alloc32(&p, tds * TX_RING, tds.max(16))?, alloc32(&p, BUF_SIZE * TX_RING, 64)?, tds);
-        let rds = rx_layout.size();
-        let rx = RxRing::new(alloc32(&p, rds * RX_RING, rds.max(16))?, alloc32(&p, BUF_SIZE * RX_RING, 64)?);
+        let q = &soc.fe.qdma;
+        let tx_regs = TxRegs { ctx: q.ctx_ptr, dtx: q.dtx_ptr, crx: q.crx_ptr, drx: q.drx_ptr };
+        let pd = &soc.fe.pdma;
+        let (Some(base), Some(count), Some(cpu)) = (pd.rx_ptr.at(0), pd.rx_cnt_cfg.at(0), pd.pcrx_ptr.at(0)) else {
+            return Err(EthError::Unsupported("a PDMA RX ring 0"));
+        };
+        // Each step gives back what the earlier ones took when it fails.
+        let tx = TxRing::new(&p, tx_layout, tx_regs)?;
+        let rx =
+            RxRing::new(&p, rx_layout, RX_RING, BUF_SIZE, RxRegs { base, count, cpu }).inspect_err(|_| tx.free(&p))?;
         let lro = match soc.caps.hw_lro {
-            Some(caps) => Some(crate::hwlro::LroRings::new(caps, rds, |size, align| alloc32(&p, size, align))?),
+            Some(caps) => Some(crate::hwlro::LroRings::new(&p, caps, rx_layout, pd).inspect_err(|_| {
+                tx.free(&p);
+                rx.free(&p);
+            })?),
             None => None,
         };
-        let fq = FreeQueue {
-            ring: alloc32(&p, tds * FQ_SIZE, tds.max(16))?,
-            pages: alloc32(&p, BUF_SIZE * FQ_SIZE, 64)?,
-            owner: Owner::Driver,
-        };
+        let fq = FreeQueue::new(&p, tx_layout.size()).inspect_err(|_| {
+            tx.free(&p);
+            rx.free(&p);
+            if let Some(l) = &lro {
+                l.free(&p);
+            }
+        })?;
         let mut eth = Eth {
             p,
             soc,
@@ -413,7 +442,8 @@ impl<P: Platform> Eth<P> {
         let sent_before = self.stats.tx_frames();
         self.reclaim();
         let tx_completed = self.stats.tx_frames() - sent_before;
-        let tx_dropped = self.tx_teardown()?;
+        let tx_dropped = self.tx.teardown(&self.p)?;
+        self.stats.drops.tx_teardown += tx_dropped;
         let rx_dropped = self.rx_teardown()? + self.lro_teardown()?;
         self.fq.owner = Owner::Driver;
         self.open = false;
@@ -455,7 +485,7 @@ impl<P: Platform> Eth<P> {
     /// The enabled MAC a frame from PSE source port `src_port` arrived on, if any.
     #[inline(always)]
     pub(crate) fn rx_mac(&self, src_port: u8) -> Option<u8> {
-        Some(self.rx_port[usize::from(src_port) % 8]).filter(|m| *m != NO_MAC)
+        port_mac(&self.rx_port, src_port)
     }
 
     /// MAC `mac`'s link came up (from a PHY, SFP or in-band status): programs force mode with
@@ -527,6 +557,7 @@ impl<P: Platform> Eth<P> {
             let (w, n) = desc::encode_tx(self.tx_layout, &d);
             self.p.dma_write_words(ring + i * ds, &w[..n])?;
         }
+        self.p.dma_wmb();
         let q = &self.soc.fe.qdma;
         let fe = self.p.fe();
         q.fq_head.on(&fe).write_value(QdmaFqHead(ring as u32));
@@ -537,15 +568,11 @@ impl<P: Platform> Eth<P> {
         Ok(())
     }
 
-    /// The QDMA TX ring, its four pointers, and every queue's config and scheduler base value.
+    /// The QDMA TX ring (its four pointers), and every queue's config and scheduler base value.
     fn tx_init(&mut self) -> Result<(), EthError> {
-        self.tx.reset(&self.p, self.tx_layout)?;
+        self.tx.reset(&self.p)?;
         let q = &self.soc.fe.qdma;
         let fe = self.p.fe();
-        q.ctx_ptr.on(&fe).write_value(QdmaCtxPtr(self.tx.addr(0)));
-        q.dtx_ptr.on(&fe).write_value(QdmaDtxPtr(self.tx.addr(0)));
-        q.crx_ptr.on(&fe).write_value(QdmaCrxPtr(self.tx.addr(TX_RING - 1)));
-        q.drx_ptr.on(&fe).write_value(QdmaDrxPtr(self.tx.addr(TX_RING - 1)));
         let shaper = self.soc.caps.shaper;
         let queues = usize::from(self.soc.caps.tx_queues).min(q.qtx_cfg.len());
         for i in 0..queues {
@@ -574,15 +601,8 @@ impl<P: Platform> Eth<P> {
 
     /// PDMA RX ring 0: every descriptor given to the DMA with an empty 2 KiB buffer.
     fn rx_init(&mut self) -> Result<(), EthError> {
-        self.rx.reset(&self.p, self.rx_layout)?;
-        let pd = &self.soc.fe.pdma;
-        let fe = self.p.fe();
-        if let (Some(ptr), Some(cnt), Some(cpu)) = (pd.rx_ptr.at(0), pd.rx_cnt_cfg.at(0), pd.pcrx_ptr.at(0)) {
-            ptr.on(&fe).write_value(PdmaRxPtr(self.rx.addr(0) as u32));
-            cnt.on(&fe).write_value(PdmaRxCntCfg(RX_RING as u32));
-            cpu.on(&fe).write_value(PdmaPcrxPtr(RX_RING as u32 - 1));
-        }
-        pd.rst_idx.on(&fe).write(|v| v.set_pst_drx_idx0(true));
+        self.rx.reset(&self.p)?;
+        self.soc.fe.pdma.rst_idx.on(self.p.fe()).write(|v| v.set_pst_drx_idx0(true));
         Ok(())
     }
 
@@ -669,5 +689,23 @@ impl<P: Platform> Eth<P> {
             }
             self.p.delay_ns(10_000);
         }
+    }
+}
+
+impl<P: Platform> Drop for Eth<P> {
+    /// Stops the engine if it is open (every buffer taken back, in-flight frames counted) and
+    /// returns all DMA memory to the platform, so a driver can be unloaded cleanly.
+    fn drop(&mut self) {
+        if self.open {
+            // A DMA error here leaves nothing better to do than to free the memory anyway: the
+            // engines are off by the time close can fail.
+            let _ = self.close();
+        }
+        self.tx.free(&self.p);
+        self.rx.free(&self.p);
+        if let Some(l) = &self.lro {
+            l.free(&self.p);
+        }
+        self.fq.free(&self.p);
     }
 }

@@ -11,14 +11,14 @@
 //! from the MTU and its own header lengths, and the count from the payload (see
 //! [`aggregate_meta`]); a bulk sender's segments are all that size but the last.
 
-use crate::desc::{self, RX_WORDS};
-use crate::eth::{Eth, EthError, Owner};
+use crate::desc::{RX_WORDS, RxCodec};
+use crate::eth::{Eth, EthError};
+use crate::frame::{RxChecksum, RxFrame};
 use crate::platform::{DmaError, Platform};
-use crate::rx::{RxChecksum, RxFrame};
+use crate::ring::rx::{RxRegs, RxRing};
 use fe_regs::caps::HwLro;
-use fe_regs::values::{
-    LroAltScoreDelta, LroCtrlDw0, LroCtrlDw2, LroRingRingDipDw0, PdmaPcrxPtr, PdmaRxCntCfg, PdmaRxPtr,
-};
+use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
+use fe_regs::values::{LroAltScoreDelta, LroCtrlDw0, LroCtrlDw2, LroRingRingDipDw0};
 
 /// Most LRO rings the core drives.
 pub const MAX_LRO_RINGS: usize = 3;
@@ -37,77 +37,64 @@ const AUTO_LEARN_MODE: u8 = 3;
 /// How long `relinquish` waits for the engine, in ns.
 const RELINQUISH_TIMEOUT_NS: u64 = 1_000_000;
 
-/// The LRO rings, their buffers, and who owns each descriptor.
+/// The LRO rings (PDMA rings 1..=n): [`RxRing`]s like ring 0, with the capabilities that
+/// program them.
 #[derive(Debug)]
 pub(crate) struct LroRings {
     pub(crate) caps: HwLro,
-    desc_size: usize,
-    base: [u64; MAX_LRO_RINGS],
-    bufs: [u64; MAX_LRO_RINGS],
-    next: [usize; MAX_LRO_RINGS],
-    owner: [[Owner; MAX_LRO_RING_SIZE]; MAX_LRO_RINGS],
+    rings: [Option<RxRing>; MAX_LRO_RINGS],
 }
 
 impl LroRings {
-    /// Rings for `caps`, allocated from `alloc` (size, align) -> physical address.
-    pub(crate) fn new(
+    /// Rings for `caps` in `layout` on PDMA rings 1..=n of `pdma`, allocated from `p`.
+    pub(crate) fn new<P: Platform>(
+        p: &P,
         caps: HwLro,
-        desc_size: usize,
-        mut alloc: impl FnMut(usize, usize) -> Result<u64, EthError>,
+        layout: DescriptorLayout,
+        pdma: &fe_regs::maps::PdmaMap,
     ) -> Result<Self, EthError> {
         let (rings, size) = (usize::from(caps.rings), usize::from(caps.ring_size));
-        if rings == 0 || rings > MAX_LRO_RINGS || size == 0 || size > MAX_LRO_RING_SIZE {
-            return Err(EthError::Unsupported("hw_lro ring count or size"));
+        if rings == 0 || rings > MAX_LRO_RINGS || !size.is_power_of_two() || size > MAX_LRO_RING_SIZE {
+            return Err(EthError::Unsupported("hw_lro ring count or size (a power of two)"));
         }
         if caps.buffer_size as usize > MAX_LRO_BUF || caps.buffer_size >= 1 << 14 {
             return Err(EthError::Unsupported("hw_lro buffer size"));
         }
-        let mut r = LroRings {
-            caps,
-            desc_size,
-            base: [0; MAX_LRO_RINGS],
-            bufs: [0; MAX_LRO_RINGS],
-            next: [0; MAX_LRO_RINGS],
-            owner: [[Owner::Driver; MAX_LRO_RING_SIZE]; MAX_LRO_RINGS],
-        };
+        let mut l = LroRings { caps, rings: [None, None, None] };
         for k in 0..rings {
-            r.base[k] = alloc(desc_size * size, desc_size.max(16))?;
-            r.bufs[k] = alloc(caps.buffer_size as usize * size, 64)?;
+            let ring = k + 1;
+            let (Some(base), Some(count), Some(cpu)) =
+                (pdma.rx_ptr.at(ring), pdma.rx_cnt_cfg.at(ring), pdma.pcrx_ptr.at(ring))
+            else {
+                l.free(p);
+                return Err(EthError::Unsupported("hw_lro needs a PDMA ring per LRO ring"));
+            };
+            match RxRing::new(p, layout, size, caps.buffer_size as usize, RxRegs { base, count, cpu }) {
+                Ok(r) => l.rings[k] = Some(r),
+                Err(e) => {
+                    l.free(p);
+                    return Err(e.into());
+                }
+            }
         }
-        Ok(r)
+        Ok(l)
     }
 
-    fn rings(&self) -> usize {
-        usize::from(self.caps.rings)
+    /// Returns every ring's DMA memory to the platform.
+    pub(crate) fn free<P: Platform>(&self, p: &P) {
+        for r in self.rings.iter().flatten() {
+            r.free(p);
+        }
     }
 
-    fn size(&self) -> usize {
-        usize::from(self.caps.ring_size)
-    }
-
-    fn addr(&self, k: usize, i: usize) -> u64 {
-        self.base[k] + (i * self.desc_size) as u64
-    }
-
-    fn buf(&self, k: usize, i: usize) -> u32 {
-        (self.bufs[k] + (i * self.caps.buffer_size as usize) as u64) as u32
-    }
-
-    fn give<P: Platform>(
-        &mut self,
-        p: &P,
-        layout: fe_regs::descriptors::DescriptorLayout,
-        k: usize,
-        i: usize,
-    ) -> Result<(), DmaError> {
-        p.dma_write_words(self.addr(k, i), &desc::rx_fresh(layout, self.buf(k, i), self.caps.buffer_size as u16))?;
-        self.owner[k][i] = Owner::Engine;
-        Ok(())
+    /// Number of LRO rings.
+    fn count(&self) -> usize {
+        self.rings.iter().flatten().count()
     }
 
     /// Buffers the engine holds.
     pub(crate) fn engine_held(&self) -> usize {
-        self.owner.iter().flatten().filter(|o| **o == Owner::Engine).count()
+        self.rings.iter().flatten().map(RxRing::engine_held).sum()
     }
 }
 
@@ -128,33 +115,16 @@ pub fn aggregate_meta(frame: &[u8]) -> (u16, u16) {
 impl<P: Platform> Eth<P> {
     /// Points PDMA rings 1..=n at the LRO rings and gives every descriptor to the DMA (at open).
     pub(crate) fn lro_rings_init(&mut self) -> Result<(), EthError> {
-        let Some(mut l) = self.lro.take() else { return Ok(()) };
-        let r = self.lro_rings_program(&mut l);
-        self.lro = Some(l);
-        r
-    }
-
-    fn lro_rings_program(&self, l: &mut LroRings) -> Result<(), EthError> {
-        let pd = &self.soc.fe.pdma;
-        let fe = self.p.fe();
-        for k in 0..l.rings() {
-            for i in 0..l.size() {
-                l.give(&self.p, self.rx_layout, k, i)?;
-            }
-            l.next[k] = 0;
-            let ring = k + 1;
-            let regs = (pd.rx_ptr.at(ring), pd.rx_cnt_cfg.at(ring), pd.pcrx_ptr.at(ring));
-            let (Some(ptr), Some(cnt), Some(cpu)) = regs else {
-                return Err(EthError::Unsupported("hw_lro needs a PDMA ring per LRO ring"));
-            };
-            ptr.on(&fe).write_value(PdmaRxPtr(l.base[k] as u32));
-            cnt.on(&fe).write_value(PdmaRxCntCfg(l.size() as u32));
-            cpu.on(&fe).write_value(PdmaPcrxPtr(l.size() as u32 - 1));
+        let Eth { lro, p, soc, .. } = self;
+        let Some(l) = lro.as_mut() else { return Ok(()) };
+        for r in l.rings.iter_mut().flatten() {
+            r.reset(p)?;
         }
-        pd.rst_idx.on(&fe).write(|v| {
-            v.set_pst_drx_idx1(l.rings() >= 1);
-            v.set_pst_drx_idx2(l.rings() >= 2);
-            v.set_pst_drx_idx3(l.rings() >= 3);
+        let n = l.count();
+        soc.fe.pdma.rst_idx.on(p.fe()).write(|v| {
+            v.set_pst_drx_idx1(n >= 1);
+            v.set_pst_drx_idx2(n >= 2);
+            v.set_pst_drx_idx3(n >= 3);
         });
         Ok(())
     }
@@ -169,7 +139,7 @@ impl<P: Platform> Eth<P> {
         let unit = c.timer_unit_us.max(1);
         let age = c.age_time_us / unit;
         let agg = (c.max_agg_time_us / unit).min(0xffff) as u16;
-        for ring in 1..=l.rings() {
+        for ring in 1..=l.count() {
             let Some(r) = rings.at(ring) else { continue };
             r.ring_ctrl_dw1.on(&fe).modify(|v| v.set_age_time_l((age & 0x3ff) as u16));
             r.ring_ctrl_dw2.on(&fe).modify(|v| {
@@ -200,7 +170,7 @@ impl<P: Platform> Eth<P> {
         if !lro.ctrl_dw0.on(&fe).read().lro_en() {
             return Ok(());
         }
-        let mask = ((1u16 << l.rings()) - 1) as u8;
+        let mask = ((1u16 << l.count()) - 1) as u8;
         lro.ctrl_dw0.on(&fe).modify(|v| v.set_ring_relinquish_req(mask));
         let start = self.p.now_ns();
         while lro.ctrl_dw0.on(&fe).read().ring_relinquish_done() & mask != mask {
@@ -235,82 +205,72 @@ impl<P: Platform> Eth<P> {
     /// Polls the LRO rings for up to `budget` aggregates, as `poll` does ring 0; each goes to
     /// `sink` with its segment count and size. Returns how many descriptors it consumed.
     pub(crate) fn poll_lro(&mut self, budget: usize, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
-        if budget == 0 || !self.open {
+        if budget == 0 || !self.open || self.lro.is_none() {
             return 0;
         }
-        let Some(mut l) = self.lro.take() else { return 0 };
+        match self.rx_layout {
+            DescriptorLayout::RxV2 => self.poll_lro_in::<RxV2>(budget, sink),
+            _ => self.poll_lro_in::<RxV1>(budget, sink),
+        }
+    }
+
+    /// [`Eth::poll_lro`] in layout `C`.
+    fn poll_lro_in<C: RxCodec>(&mut self, budget: usize, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
         let trust = self.features.rx_checksum;
+        let Eth { lro, p, stats, scratch, rx_port, .. } = self;
+        let Some(l) = lro.as_mut() else { return 0 };
         let mut done = 0;
-        for k in 0..l.rings() {
-            let mut last = None;
-            while done < budget {
-                let i = l.next[k];
+        for ring in l.rings.iter_mut().flatten() {
+            let mut cur = ring.begin();
+            while done + cur.done < budget {
                 let mut w = [0u32; RX_WORDS];
-                if self.p.dma_read_words(l.addr(k, i), &mut w).is_err() {
-                    self.stats.drops.rx_dma_error += 1;
-                    break;
+                match ring.read::<C, P>(p, &cur, &mut w) {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(_) => {
+                        stats.drops.rx_dma_error += 1;
+                        break;
+                    }
                 }
-                let d = desc::decode_rx(self.rx_layout, w);
-                if !d.done {
-                    break;
-                }
-                l.owner[k][i] = Owner::Driver;
+                let d = C::decode(&w);
                 let len = usize::from(d.len);
-                if !d.last || len == 0 || len > l.caps.buffer_size as usize || len > self.scratch.len() {
-                    self.stats.drops.rx_bad_descriptor += 1;
-                } else if let Some(mac) = self.rx_mac(d.src_port) {
-                    if self.p.dma_read(u64::from(l.buf(k, i)), &mut self.scratch[..len]).is_err() {
-                        self.stats.drops.rx_dma_error += 1;
+                let mac = crate::eth::port_mac(rx_port, d.src_port);
+                if !d.last || len == 0 || len > ring.buf_size() || len > scratch.len() {
+                    stats.drops.rx_bad_descriptor += 1;
+                } else if let Some(mac) = mac {
+                    if p.dma_read(ring.buf_addr(cur.i), &mut scratch[..len]).is_err() {
+                        stats.drops.rx_dma_error += 1;
                     } else {
-                        let data = &self.scratch[..len];
+                        let data = &scratch[..len];
                         let checksum = if trust && d.l4_valid { RxChecksum::Verified } else { RxChecksum::Unverified };
                         let (segs, seg_size) = aggregate_meta(data);
-                        self.stats.count_rx(mac, len, checksum);
-                        self.stats.hw_lro_frames += 1;
-                        self.stats.hw_lro_segments += u64::from(segs);
-                        sink(RxFrame { mac, data, checksum, segs, seg_size });
+                        stats.count_rx(mac, len, checksum);
+                        stats.hw_lro_frames += 1;
+                        stats.hw_lro_segments += u64::from(segs);
+                        sink(RxFrame::new(mac, data, checksum).coalesced(segs, seg_size));
                     }
                 } else {
-                    self.stats.drops.rx_bad_port += 1;
+                    stats.drops.rx_bad_port += 1;
                 }
-                if l.give(&self.p, self.rx_layout, k, i).is_err() {
-                    self.stats.drops.rx_dma_error += 1;
+                if !ring.refill::<C, P>(p, &mut cur) {
+                    stats.drops.rx_dma_error += 1;
                 }
-                last = Some(i);
-                l.next[k] = (i + 1) % l.size();
-                done += 1;
             }
-            if let (Some(i), Some(cpu)) = (last, self.soc.fe.pdma.pcrx_ptr.at(k + 1)) {
-                cpu.on(self.p.fe()).write_value(PdmaPcrxPtr(i as u32));
-            }
+            done += ring.publish(p, cur);
         }
-        self.lro = Some(l);
         done
     }
 
     /// At close, with RX DMA off: counts aggregates not polled as dropped and takes every LRO
     /// buffer back.
     pub(crate) fn lro_teardown(&mut self) -> Result<u64, DmaError> {
-        let Some(mut l) = self.lro.take() else { return Ok(0) };
+        let Eth { lro, p, stats, .. } = self;
+        let Some(l) = lro.as_mut() else { return Ok(0) };
         let mut dropped = 0;
-        let mut r = Ok(());
-        'rings: for k in 0..l.rings() {
-            for n in 0..l.size() {
-                let i = (l.next[k] + n) % l.size();
-                let mut w = [0u32; RX_WORDS];
-                if let Err(e) = self.p.dma_read_words(l.addr(k, i), &mut w) {
-                    r = Err(e);
-                    break 'rings;
-                }
-                if !desc::decode_rx(self.rx_layout, w).done {
-                    break;
-                }
-                dropped += 1;
-            }
+        for r in l.rings.iter_mut().flatten() {
+            dropped += r.teardown(p)?;
         }
-        l.owner = [[Owner::Driver; MAX_LRO_RING_SIZE]; MAX_LRO_RINGS];
-        self.lro = Some(l);
-        self.stats.drops.rx_teardown += dropped;
-        r.map(|()| dropped)
+        stats.drops.rx_teardown += dropped;
+        Ok(dropped)
     }
 }

@@ -4,6 +4,31 @@
 //! The core never holds a pointer into DMA memory: it asks the platform to copy bytes and
 //! little-endian descriptor words in and out at physical addresses, so it stays free of `unsafe`.
 //! Real MMIO lives in `fe_regs::mmio` and a platform crate; tests use the simulator.
+//!
+//! # The DMA contract
+//!
+//! What the core does, and what a platform must provide, so that the engine and the CPU see
+//! each other's writes in the right order on weakly ordered CPUs (arm64) and on SoCs whose DMA
+//! is not cache-coherent (MT7621's MIPS):
+//!
+//! * **Write barrier before every doorbell.** After writing descriptors or buffers and before
+//!   the MMIO write that lets the engine read them (a CPU index, a ring base, a DMA enable), the
+//!   core calls [`DmaMemory::dma_wmb`]. Register writes through a [`Bus`] are relaxed: they are
+//!   not ordered against DMA memory writes by themselves. A platform maps `dma_wmb` to Linux's
+//!   `dma_wmb()`/`wmb()`, or to `dmb oshst` / `sync` on bare metal.
+//! * **Read barrier after a done bit.** A descriptor the engine hands back is read in two
+//!   steps: the word with its done/owner bit, then (only when it is set) [`DmaMemory::dma_rmb`],
+//!   then its other words and its buffer. [`DmaMemory::dma_read_desc`] does exactly that; a
+//!   platform may override it with a faster sequence of the same meaning.
+//! * **Coherence is the platform's.** The accessors here see memory as the engine left it: on a
+//!   non-coherent SoC, `dma_read*` invalidates and `dma_write*` cleans the cache lines they touch
+//!   (or the memory is mapped uncached, as `dma_alloc_coherent` does).
+//! * **Lifetime.** Everything the core allocates with [`DmaMemory::dma_alloc`] it gives back
+//!   with [`DmaMemory::dma_free`] when the driver is dropped, after the engines are stopped.
+//!
+//! The simulator enforces this contract: its DMA writes sit in a write buffer until the next
+//! write barrier (a doorbell rung before it is reported, and the engine sees stale words), and a
+//! descriptor read after its done bit without the read barrier in between is reported.
 
 use fe_regs::bus::Bus;
 
@@ -25,10 +50,27 @@ impl DmaError {
     }
 }
 
-/// Physically contiguous memory the engine can reach, addressed by physical address.
+impl core::fmt::Display for DmaError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "DMA access of {} bytes at {:#x} refused by the platform", self.len, self.addr)
+    }
+}
+
+impl core::error::Error for DmaError {}
+
+/// Physically contiguous memory the engine can reach, addressed by physical address (the DMA
+/// contract is in the [module documentation](self)).
 pub trait DmaMemory {
     /// Allocates `size` bytes aligned to `align` (a power of two); `None` when none is left.
     fn dma_alloc(&self, size: usize, align: usize) -> Option<u64>;
+    /// Gives back `size` bytes at `addr` that [`DmaMemory::dma_alloc`] returned.
+    fn dma_free(&self, addr: u64, size: usize);
+    /// Write barrier: DMA memory writes before it are visible to the engine before any MMIO
+    /// write after it (Linux `dma_wmb()`).
+    fn dma_wmb(&self);
+    /// Read barrier: DMA memory reads after it see what the engine wrote before the done bit
+    /// that a read before it saw (Linux `dma_rmb()`).
+    fn dma_rmb(&self);
     /// Copies `out.len()` bytes at physical address `addr` into `out`.
     fn dma_read(&self, addr: u64, out: &mut [u8]) -> Result<(), DmaError>;
     /// Copies `data` to physical address `addr`.
@@ -47,6 +89,24 @@ pub trait DmaMemory {
             at += buf.len() as u64;
         }
         Ok(())
+    }
+
+    /// Reads the descriptor of `out.len()` words at `addr` if its word `ctrl` has a bit of
+    /// `done` set: that word first, then [`DmaMemory::dma_rmb`], then every word into `out`.
+    /// Returns whether it was done (`out` then holds the descriptor; otherwise only
+    /// `out[ctrl]` is meaningful).
+    #[inline]
+    fn dma_read_desc(&self, addr: u64, ctrl: usize, done: u32, out: &mut [u32]) -> Result<bool, DmaError> {
+        let Some(w) = out.get_mut(ctrl) else { return Ok(false) };
+        let mut c = [0u32];
+        self.dma_read_words(addr + 4 * ctrl as u64, &mut c)?;
+        *w = c[0];
+        if c[0] & done == 0 {
+            return Ok(false);
+        }
+        self.dma_rmb();
+        self.dma_read_words(addr, out)?;
+        Ok(true)
     }
 
     /// Writes `words` as little-endian 32-bit words (descriptors) at `addr`.
@@ -100,6 +160,9 @@ mod tests {
         fn dma_alloc(&self, _size: usize, _align: usize) -> Option<u64> {
             None
         }
+        fn dma_free(&self, _addr: u64, _size: usize) {}
+        fn dma_wmb(&self) {}
+        fn dma_rmb(&self) {}
         fn dma_read(&self, addr: u64, out: &mut [u8]) -> Result<(), DmaError> {
             let at = usize::try_from(addr - 0x1000).unwrap();
             let m = self.0.borrow();

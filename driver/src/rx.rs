@@ -5,50 +5,18 @@
 //! (where the SoC has them). [`Eth::poll_coalesced`] puts SoftLRO between the rings and the sink
 //! as the `lro` feature says, and flushes it before returning, so nothing is held past a poll.
 
-use crate::desc::{self, RX_WORDS, RxCodec};
-use crate::eth::{BUF_SIZE, Eth, LroMode, Owner, RX_RING};
-use crate::platform::{DmaError, Platform};
+use crate::desc::{RX_WORDS, RxCodec};
+use crate::eth::{BUF_SIZE, Eth, LroMode};
+use crate::frame::{RxChecksum, RxFrame};
+use crate::platform::Platform;
+use crate::ring::rx::Cursor;
 use crate::rx_lane::LaneExit;
 use crate::softlro::SoftLro;
 use crate::softlro::run::Run;
 use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
-use fe_regs::values::PdmaPcrxPtr;
 
 /// Bytes of a frame read before SoftLRO decides on it: more than the fast path's headers.
 const HEAD: usize = 128;
-
-/// The RX checksum verdict of one frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RxChecksum {
-    /// The hardware verified the L4 (and IPv4 header) checksum; the stack need not check.
-    Verified,
-    /// No verdict: RX checksum is off, the frame is not TCP/UDP, or its checksum is bad.
-    Unverified,
-}
-
-/// A received frame, borrowed for the duration of the sink call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RxFrame<'a> {
-    /// MAC it arrived on.
-    pub mac: u8,
-    /// The frame, from the destination address, without FCS.
-    pub data: &'a [u8],
-    /// Checksum verdict.
-    pub checksum: RxChecksum,
-    /// TCP segments coalesced into this frame (1 for a frame as received).
-    pub segs: u16,
-    /// Payload bytes of each coalesced segment but the last (the stack's MSS); 0 when `segs` is 1.
-    pub seg_size: u16,
-}
-
-/// Where a poll of ring 0 is.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Cursor {
-    /// Next descriptor.
-    pub i: usize,
-    /// Descriptors consumed so far.
-    pub done: usize,
-}
 
 /// A filled descriptor of ring 0 holding a good frame.
 #[derive(Clone, Copy, Debug)]
@@ -61,61 +29,6 @@ struct Filled {
     mac: u8,
     /// Its checksum verdict.
     checksum: RxChecksum,
-}
-
-/// RX ring 0 and its buffers, with who owns each.
-#[derive(Debug)]
-pub(crate) struct RxRing {
-    base: u64,
-    bufs: u64,
-    owner: [Owner; RX_RING],
-    /// Next descriptor the DMA fills (in ring order).
-    next: usize,
-}
-
-impl RxRing {
-    /// A ring of [`RX_RING`] descriptors at `base` with buffers from `bufs`.
-    pub(crate) fn new(base: u64, bufs: u64) -> Self {
-        RxRing { base, bufs, owner: [Owner::Driver; RX_RING], next: 0 }
-    }
-
-    /// Physical address of descriptor `i`.
-    pub(crate) fn addr(&self, i: usize) -> u64 {
-        // Every RX layout the core handles is RX_WORDS words long (`desc::is_rx`).
-        self.base + (i % RX_RING * RX_WORDS * 4) as u64
-    }
-
-    /// Physical address of descriptor `i`'s buffer.
-    #[inline(always)]
-    pub(crate) fn buf_addr(&self, i: usize) -> u64 {
-        u64::from(self.buf(i))
-    }
-
-    fn buf(&self, i: usize) -> u32 {
-        (self.bufs + (i * BUF_SIZE) as u64) as u32
-    }
-
-    /// Buffers the engine holds.
-    pub(crate) fn engine_held(&self) -> usize {
-        self.owner.iter().filter(|o| **o == Owner::Engine).count()
-    }
-
-    /// Gives descriptor `i` (with its buffer) to the DMA.
-    #[inline]
-    fn give<P: Platform>(&mut self, p: &P, layout: DescriptorLayout, i: usize) -> Result<(), DmaError> {
-        p.dma_write_words(self.addr(i), &desc::rx_fresh(layout, self.buf(i), BUF_SIZE as u16))?;
-        self.owner[i] = Owner::Engine;
-        Ok(())
-    }
-
-    /// Gives every descriptor to the DMA; the next frame lands in descriptor 0.
-    pub(crate) fn reset<P: Platform>(&mut self, p: &P, layout: DescriptorLayout) -> Result<(), DmaError> {
-        for i in 0..RX_RING {
-            self.give(p, layout, i)?;
-        }
-        self.next = 0;
-        Ok(())
-    }
 }
 
 impl<P: Platform> Eth<P> {
@@ -202,23 +115,23 @@ impl<P: Platform> Eth<P> {
             return None;
         }
         self.soc.fe.pdma.irq_status.on(self.p.fe()).write(|v| v.clear_rx_done());
-        Some(Cursor { i: self.rx.next % RX_RING, done: 0 })
+        Some(self.rx.begin())
     }
 
     /// Handles the next descriptor of ring 0, handing a good frame to `frame`; false when the
     /// ring is empty (or unreadable) there.
     #[inline(always)]
     fn ring0_step<C: RxCodec>(&mut self, cur: &mut Cursor, frame: &mut impl FnMut(&mut Self, Filled)) -> bool {
-        let desc = self.rx.addr(cur.i);
         let mut w = [0u32; RX_WORDS];
-        if self.p.dma_read_words(desc, &mut w).is_err() {
-            self.stats.drops.rx_dma_error += 1;
-            return false;
+        match self.rx.read::<C, P>(&self.p, cur, &mut w) {
+            Ok(true) => {}
+            Ok(false) => return false,
+            Err(_) => {
+                self.stats.drops.rx_dma_error += 1;
+                return false;
+            }
         }
         let d = C::decode(&w);
-        if !d.done {
-            return false;
-        }
         let len = usize::from(d.len);
         if !d.last || len.wrapping_sub(1) >= BUF_SIZE {
             self.stats.drops.rx_bad_descriptor += 1;
@@ -236,28 +149,16 @@ impl<P: Platform> Eth<P> {
     /// Hands the descriptor at `cur` back to the DMA and moves `cur` past it.
     #[inline(always)]
     pub(crate) fn ring0_refill<C: RxCodec>(&mut self, cur: &mut Cursor) {
-        // The buffer address never changes: handing the descriptor back rewrites one word.
-        let fresh = [C::fresh_ctrl(BUF_SIZE as u16)];
-        if self.p.dma_write_words(self.rx.addr(cur.i) + 4 * C::CTRL as u64, &fresh).is_err() {
-            // The descriptor stays the driver's; the ring shrinks by one until close.
-            self.rx.owner[cur.i % RX_RING] = Owner::Driver;
+        if !self.rx.refill::<C, P>(&self.p, cur) {
             self.stats.drops.rx_dma_error += 1;
         }
-        cur.i = (cur.i + 1) % RX_RING;
-        cur.done += 1;
     }
 
-    /// Ends a poll of ring 0 at `cur`: tells the DMA how far the CPU got. Returns how many
-    /// descriptors the poll consumed.
+    /// Ends a poll of ring 0 at `cur`: publishes the refilled descriptors and tells the DMA how
+    /// far the CPU got. Returns how many descriptors the poll consumed.
     #[inline(always)]
     fn ring0_end(&mut self, cur: Cursor) -> usize {
-        if cur.done > 0 {
-            self.rx.next = cur.i;
-            if let Some(cpu) = self.soc.fe.pdma.pcrx_ptr.at(0) {
-                cpu.on(self.p.fe()).write_value(PdmaPcrxPtr(((cur.i + RX_RING - 1) % RX_RING) as u32));
-            }
-        }
-        cur.done
+        self.rx.publish(&self.p, cur)
     }
 
     /// Copies the frame out and hands it to `sink`.
@@ -269,7 +170,7 @@ impl<P: Platform> Eth<P> {
             return;
         }
         self.stats.count_rx(f.mac, f.len, f.checksum);
-        sink(RxFrame { mac: f.mac, data, checksum: f.checksum, segs: 1, seg_size: 0 });
+        sink(RxFrame::new(f.mac, data, f.checksum));
     }
 
     /// Offers a frame the run did not take to SoftLRO: reads its headers, ends the run, offers
@@ -314,7 +215,7 @@ impl<P: Platform> Eth<P> {
         } else {
             self.stats.count_rx(f.mac, f.len, f.checksum);
             let data = self.scratch.get(..f.len).unwrap_or_default();
-            lro.push(RxFrame { mac: f.mac, data, checksum: f.checksum, segs: 1, seg_size: 0 }, sink);
+            lro.push(RxFrame::new(f.mac, data, f.checksum), sink);
         }
     }
 
@@ -327,18 +228,8 @@ impl<P: Platform> Eth<P> {
 
     /// At close, with RX DMA off: counts frames received but not polled as dropped and takes
     /// every buffer back. Returns how many frames were dropped.
-    pub(crate) fn rx_teardown(&mut self) -> Result<u64, DmaError> {
-        let mut dropped = 0;
-        for k in 0..RX_RING {
-            let i = (self.rx.next + k) % RX_RING;
-            let mut w = [0u32; RX_WORDS];
-            self.p.dma_read_words(self.rx.addr(i), &mut w)?;
-            if !desc::decode_rx(self.rx_layout, w).done {
-                break;
-            }
-            dropped += 1;
-        }
-        self.rx.owner = [Owner::Driver; RX_RING];
+    pub(crate) fn rx_teardown(&mut self) -> Result<u64, crate::platform::DmaError> {
+        let dropped = self.rx.teardown(&self.p)?;
         self.stats.drops.rx_teardown += dropped;
         Ok(dropped)
     }

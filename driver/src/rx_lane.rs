@@ -11,7 +11,7 @@
 use crate::desc::{RX_WORDS, RxCodec};
 use crate::eth::Eth;
 use crate::platform::Platform;
-use crate::rx::Cursor;
+use crate::ring::rx::{Cursor, Geometry};
 use crate::softlro::SoftLro;
 use crate::softlro::fast::{MAX_HDR, Shape};
 use crate::softlro::run::Run;
@@ -85,19 +85,22 @@ impl<P: Platform> Eth<P> {
         let (mut c, mut taken) = (*cur, 0);
         let mut h = [0u8; MAX_HDR];
         let mut w = [0u32; RX_WORDS];
+        let g = self.rx.geometry();
         let exit = loop {
             if c.done >= budget {
                 break LaneExit::Stop;
             }
-            if self.p.dma_read_words(self.rx.addr(c.i), &mut w).is_err() {
-                break LaneExit::Other;
+            // The done bit first, then (after the read barrier) the rest of the descriptor.
+            match g.read::<C, P>(&self.p, &c, &mut w) {
+                Ok(true) => {}
+                Ok(false) => break LaneExit::Stop,
+                Err(_) => break LaneExit::Other,
             }
             // One whole frame of the run's segment length, from its port, verified.
             if w.iter().zip(C::FRAME).zip(frame).any(|((w, m), f)| w & m != f) {
-                let done = w.iter().zip(C::DONE).any(|(w, m)| w & m != 0);
-                break if done { LaneExit::Other } else { LaneExit::Stop };
+                break LaneExit::Other;
             }
-            let buf = self.rx.buf_addr(c.i);
+            let buf = g.buf(c.i);
             // Header bytes past `off` stay from earlier frames; the compare masks them.
             if self.p.dma_read(buf, h.get_mut(..off).unwrap_or_default()).is_err() || !pred.matches::<L2, V6, TS>(&h) {
                 break LaneExit::Other;
@@ -114,12 +117,12 @@ impl<P: Platform> Eth<P> {
                 // Taken off the ring but not copied: dropped and counted; the run ends here so
                 // the aggregate stays contiguous.
                 self.stats.drops.rx_dma_error += 1;
-                self.ring0_refill::<C>(&mut c);
+                self.lane_refill::<C>(g, &mut c);
                 break LaneExit::Other;
             }
             pred.advance::<L2, V6, TS>(&h, size);
             taken += 1;
-            self.ring0_refill::<C>(&mut c);
+            self.lane_refill::<C>(g, &mut c);
             if slots.len() == 0 {
                 break LaneExit::Full;
             }
@@ -127,5 +130,15 @@ impl<P: Platform> Eth<P> {
         *cur = c;
         let full = r.take(&pred, taken);
         if full { LaneExit::Full } else { exit }
+    }
+
+    /// Hands the descriptor at `c` back to the DMA through the lane's view of ring 0.
+    #[inline(always)]
+    fn lane_refill<C: RxCodec>(&mut self, g: Geometry, c: &mut Cursor) {
+        let i = c.i;
+        if !g.refill::<C, P>(&self.p, c) {
+            self.rx.lost(i);
+            self.stats.drops.rx_dma_error += 1;
+        }
     }
 }

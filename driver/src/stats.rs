@@ -120,10 +120,10 @@ pub struct Stats {
 impl Stats {
     /// Counts one frame delivered on MAC `mac` with its checksum verdict.
     #[inline]
-    pub(crate) fn count_rx(&mut self, mac: u8, len: usize, checksum: crate::rx::RxChecksum) {
+    pub(crate) fn count_rx(&mut self, mac: u8, len: usize, checksum: crate::frame::RxChecksum) {
         match checksum {
-            crate::rx::RxChecksum::Verified => self.rx_csum_verified += 1,
-            crate::rx::RxChecksum::Unverified => self.rx_csum_unverified += 1,
+            crate::frame::RxChecksum::Verified => self.rx_csum_verified += 1,
+            crate::frame::RxChecksum::Unverified => self.rx_csum_unverified += 1,
         }
         if let Some(c) = self.mac.get_mut(usize::from(mac)) {
             c.rx_frames += 1;
@@ -133,10 +133,10 @@ impl Stats {
 
     /// Counts `frames` frames of `bytes` bytes in all delivered on MAC `mac`, all with verdict
     /// `checksum`.
-    pub(crate) fn count_rx_many(&mut self, mac: u8, frames: u64, bytes: u64, checksum: crate::rx::RxChecksum) {
+    pub(crate) fn count_rx_many(&mut self, mac: u8, frames: u64, bytes: u64, checksum: crate::frame::RxChecksum) {
         match checksum {
-            crate::rx::RxChecksum::Verified => self.rx_csum_verified += frames,
-            crate::rx::RxChecksum::Unverified => self.rx_csum_unverified += frames,
+            crate::frame::RxChecksum::Verified => self.rx_csum_verified += frames,
+            crate::frame::RxChecksum::Unverified => self.rx_csum_unverified += frames,
         }
         if let Some(c) = self.mac.get_mut(usize::from(mac)) {
             c.rx_frames += frames;

@@ -1,16 +1,14 @@
-//! QDMA TX: the linked descriptor ring, `xmit` (copy into a pre-allocated buffer, fill the
-//! layout's descriptor, kick `ctx_ptr`) and `reclaim` (walk from the CPU release pointer to the
-//! engine's `drx_ptr`, freeing buffers the engine handed back).
+//! The send entry points of the engine: `xmit` (copy into the ring's buffer, fill the layout's
+//! descriptor, kick), `xmit_burst` (one doorbell for many frames) and `reclaim`. The ring itself
+//! ([`crate::ring::tx::TxRing`]) owns the descriptors, the ownership records and the doorbell.
 //!
 //! Every frame handed to [`Eth::xmit`] is sent (counted when reclaimed) or counted as dropped by
-//! cause; the ring keeps one descriptor free so a full ring never looks empty to the engine.
-//! TX checksum offload, TSO and multi-descriptor frames are in [`crate::tx_offload`].
+//! cause. TX checksum offload, TSO and multi-descriptor frames are in [`crate::tx_offload`].
 
-use crate::desc::{self, TxCodec, TxDesc};
-use crate::eth::{BUF_SIZE, Eth, Owner, TX_RING};
+use crate::desc::{TxCodec, TxDesc};
+use crate::eth::{BUF_SIZE, Eth};
 use crate::platform::{DmaError, Platform};
 use fe_regs::descriptors::{DescriptorLayout, TxV1, TxV2};
-use fe_regs::values::{QdmaCrxPtr, QdmaCtxPtr};
 
 /// Why a frame was not queued (each is also counted in [`crate::stats::Drops`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,81 +43,11 @@ pub struct Burst {
     pub stopped: Option<TxError>,
 }
 
-/// The TX ring and its buffers, with who owns each.
-#[derive(Debug)]
-pub(crate) struct TxRing {
-    base: u64,
-    bufs: u64,
-    desc_size: usize,
-    pub(crate) owner: [Owner; TX_RING],
-    /// Per descriptor: (MAC, length) of the frame it ends; length 0 on the earlier descriptors
-    /// of a multi-descriptor frame (so each frame is counted once, as sent or dropped).
-    pub(crate) meta: [(u8, u16); TX_RING],
-    /// Next descriptor to fill.
-    pub(crate) head: usize,
-    /// The descriptor the CPU release pointer names (last freed).
-    pub(crate) released: usize,
-    /// Descriptors filled and not yet reclaimed.
-    pub(crate) in_flight: usize,
-}
-
-impl TxRing {
-    /// A ring of [`TX_RING`] descriptors at `base` with buffers from `bufs`.
-    pub(crate) fn new(base: u64, bufs: u64, desc_size: usize) -> Self {
-        TxRing {
-            base,
-            bufs,
-            desc_size,
-            owner: [Owner::Driver; TX_RING],
-            meta: [(0, 0); TX_RING],
-            head: 0,
-            released: TX_RING - 1,
-            in_flight: 0,
-        }
-    }
-
-    /// Physical address of descriptor `i`.
-    pub(crate) fn addr(&self, i: usize) -> u32 {
-        (self.base + (i % TX_RING * self.desc_size) as u64) as u32
-    }
-
-    /// Physical address of buffer `i`.
-    pub(crate) fn buf(&self, i: usize) -> u32 {
-        (self.bufs + (i * BUF_SIZE) as u64) as u32
-    }
-
-    /// Index of the descriptor at physical address `a`, if it is one.
-    fn index(&self, a: u32) -> Option<usize> {
-        let d = u64::from(a).checked_sub(self.base)? as usize;
-        (d.is_multiple_of(self.desc_size) && d / self.desc_size < TX_RING).then_some(d / self.desc_size)
-    }
-
-    /// Buffers the engine holds.
-    pub(crate) fn engine_held(&self) -> usize {
-        self.owner.iter().filter(|o| **o == Owner::Engine).count()
-    }
-
-    /// Writes every descriptor as the CPU's, linked in a circle; every buffer is the driver's.
-    pub(crate) fn reset<P: Platform>(&mut self, p: &P, layout: DescriptorLayout) -> Result<(), DmaError> {
-        for i in 0..TX_RING {
-            let d =
-                TxDesc { addr: self.buf(i), next: self.addr(i + 1), last: true, owner_cpu: true, ..TxDesc::default() };
-            let (w, n) = desc::encode_tx(layout, &d);
-            p.dma_write_words(u64::from(self.addr(i)), &w[..n])?;
-        }
-        self.owner = [Owner::Driver; TX_RING];
-        self.head = 0;
-        self.released = TX_RING - 1;
-        self.in_flight = 0;
-        Ok(())
-    }
-}
-
 impl<P: Platform> Eth<P> {
     /// Frames `xmit` can queue now without reclaiming (one descriptor always stays free).
     #[must_use]
     pub fn tx_room(&self) -> usize {
-        TX_RING - 1 - self.tx.in_flight
+        self.tx.room()
     }
 
     /// Queues `frame` on MAC `mac`'s QDMA queue `queue`: copies it into the next free TX
@@ -153,7 +81,7 @@ impl<P: Platform> Eth<P> {
             DescriptorLayout::TxV2 => self.fill_one::<TxV2>(mac, queue, frame)?,
             _ => self.fill_one::<TxV1>(mac, queue, frame)?,
         }
-        self.kick();
+        self.tx.kick(&self.p);
         Ok(())
     }
 
@@ -169,7 +97,7 @@ impl<P: Platform> Eth<P> {
         };
         self.stats.tx_submitted += b.queued as u64;
         if b.queued > 0 {
-            self.kick();
+            self.tx.kick(&self.p);
         }
         b
     }
@@ -199,21 +127,10 @@ impl<P: Platform> Eth<P> {
         Burst { queued: frames.len(), stopped: None }
     }
 
-    /// Tells the engine about every descriptor filled so far (the CPU TX pointer).
-    #[inline(always)]
-    fn kick(&mut self) {
-        let next = self.tx.addr(self.tx.head);
-        self.soc.fe.qdma.ctx_ptr.on(self.p.fe()).write_value(QdmaCtxPtr(next));
-    }
-
-    /// Fills the next descriptor (layout `C`) with `frame` and hands it to the engine (which
-    /// sees it at the next [`Eth::kick`]); the caller checked the MAC, queue, length and room.
-    /// The slot's buffer and next-descriptor addresses were written when the ring was reset,
-    /// so only the control words are.
+    /// Fills the next descriptor (layout `C`) with `frame` for the engine to take at the next
+    /// kick; the caller checked the MAC, queue, length and room.
     #[inline(always)]
     fn fill_one<C: TxCodec>(&mut self, mac: u8, queue: u8, frame: &[u8]) -> Result<(), TxError> {
-        let i = self.tx.head % TX_RING;
-        self.p.dma_write(u64::from(self.tx.buf(i)), frame).map_err(TxError::Dma)?;
         let d = TxDesc {
             len: frame.len() as u16,
             last: true,
@@ -222,13 +139,7 @@ impl<P: Platform> Eth<P> {
             csum: self.features.tx_checksum,
             ..TxDesc::default()
         };
-        let w = C::ctrl(&d);
-        let here = self.tx.addr(i);
-        self.p.dma_write_words(u64::from(here) + 4 * C::LO as u64, &w[..C::N]).map_err(TxError::Dma)?;
-        self.tx.owner[i] = Owner::Engine;
-        self.tx.meta[i] = (mac, frame.len() as u16);
-        self.tx.head = (i + 1) % TX_RING;
-        self.tx.in_flight += 1;
+        self.tx.push::<C, P>(&self.p, frame, &d, mac, frame.len() as u16).map_err(TxError::Dma)?;
         Ok(())
     }
 
@@ -255,64 +166,19 @@ impl<P: Platform> Eth<P> {
         }
     }
 
-    /// [`Eth::reclaim`] for layout `C`: reads only each descriptor's owner word.
+    /// [`Eth::reclaim`] for layout `C`: counts each completed frame as sent on its MAC.
     #[inline(always)]
     fn reclaim_in<C: TxCodec>(&mut self) -> usize {
-        if self.tx.in_flight == 0 {
-            return 0;
-        }
-        let q = &self.soc.fe.qdma;
-        let drx = q.drx_ptr.on(self.p.fe()).read().0;
-        let Some(done) = self.tx.index(drx) else { return 0 };
-        let mut freed = 0;
-        let mut i = self.tx.released % TX_RING;
-        while i != done && freed < self.tx.in_flight {
-            let next = (i + 1) % TX_RING;
-            let mut w = [0u32];
-            if self.p.dma_read_words(u64::from(self.tx.addr(next)) + 4 * C::OWNER as u64, &mut w).is_err()
-                || !C::owner_cpu(w[0])
-            {
-                break;
-            }
-            let (mac, len) = self.tx.meta[next];
-            if let Some(c) = self.stats.mac.get_mut(mac as usize).filter(|_| len > 0) {
+        let Eth { tx, p, stats, soc, .. } = self;
+        let freed = tx.reclaim::<C, P>(p, |mac, len| {
+            if let Some(c) = stats.mac.get_mut(usize::from(mac)) {
                 c.tx_frames += 1;
                 c.tx_bytes += u64::from(len);
             }
-            self.tx.owner[next] = Owner::Driver;
-            i = next;
-            freed += 1;
-        }
+        });
         if freed > 0 {
-            self.tx.released = i;
-            self.tx.in_flight -= freed;
-            q.crx_ptr.on(self.p.fe()).write_value(QdmaCrxPtr(self.tx.addr(i)));
-            q.int_status.on(self.p.fe()).write(|v| v.clear_tx_done());
+            soc.fe.qdma.int_status.on(p.fe()).write(|v| v.clear_tx_done());
         }
         freed
-    }
-
-    /// At close, after reclaim: takes back descriptors the engine never took, counting their
-    /// frames as dropped and giving the descriptors back to the CPU. Returns how many.
-    pub(crate) fn tx_teardown(&mut self) -> Result<u64, DmaError> {
-        let mut dropped = 0;
-        while self.tx.in_flight > 0 {
-            let i = (self.tx.released + 1) % TX_RING;
-            let d = TxDesc {
-                addr: self.tx.buf(i),
-                next: self.tx.addr(i + 1),
-                last: true,
-                owner_cpu: true,
-                ..TxDesc::default()
-            };
-            let (w, n) = desc::encode_tx(self.tx_layout, &d);
-            self.p.dma_write_words(u64::from(self.tx.addr(i)), &w[..n])?;
-            self.tx.owner[i] = Owner::Driver;
-            self.tx.released = i;
-            self.tx.in_flight -= 1;
-            dropped += u64::from(self.tx.meta[i].1 > 0);
-        }
-        self.stats.drops.tx_teardown += dropped;
-        Ok(dropped)
     }
 }

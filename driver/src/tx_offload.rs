@@ -6,23 +6,16 @@
 //! MSS in the TCP checksum field and the layout's TSO bit, as `mtk_eth_soc` does; the engine
 //! cuts it into MSS-sized segments with their own headers and checksums.
 
-use crate::desc::{self, TxDesc};
-use crate::eth::{BUF_SIZE, Eth, Owner, TX_RING};
+use crate::desc::{TxCodec, TxDesc};
+use crate::eth::{BUF_SIZE, Eth};
+use crate::frame::TxMeta;
 use crate::platform::Platform;
+use crate::ring::tx::TX_RING;
 use crate::tx::TxError;
-use fe_regs::values::QdmaCtxPtr;
+use fe_regs::descriptors::{DescriptorLayout, TxV1, TxV2};
 
 /// Largest TSO frame in bytes (descriptor lengths and the driver's counters are 16 bits).
 pub const MAX_TSO_FRAME: usize = u16::MAX as usize;
-
-/// Offloads requested for one frame.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TxMeta {
-    /// The engine fills the IPv4, TCP and UDP checksums (needs TX checksum offload on).
-    pub csum: bool,
-    /// Cut the TCP frame into segments of this many payload bytes (needs TSO on).
-    pub tso_mss: Option<u16>,
-}
 
 /// Offset of the TCP checksum field and the length of all headers of an Ethernet (optionally
 /// VLAN-tagged) IPv4/IPv6 TCP frame; `None` when the frame is anything else or an IPv4 fragment.
@@ -66,7 +59,7 @@ impl<P: Platform> Eth<P> {
     /// Queues one TCP frame of up to [`MAX_TSO_FRAME`] bytes for segmentation into `mss`-byte
     /// segments by the engine (TSO and TX checksum must be on).
     pub fn xmit_tso(&mut self, mac: u8, queue: u8, frame: &[u8], mss: u16) -> Result<(), TxError> {
-        self.xmit_with(mac, queue, frame, TxMeta { csum: true, tso_mss: Some(mss) })
+        self.xmit_with(mac, queue, frame, TxMeta::tso(mss))
     }
 
     fn try_xmit_with(&mut self, mac: u8, queue: u8, frame: &[u8], meta: TxMeta) -> Result<(), TxError> {
@@ -107,37 +100,48 @@ impl<P: Platform> Eth<P> {
                 return Err(TxError::RingFull);
             }
         }
-        let head = self.tx.head;
+        let r = match self.tx_layout {
+            DescriptorLayout::TxV2 => self.push_frame::<TxV2>(mac, queue, frame, meta.csum, mss_field, n),
+            _ => self.push_frame::<TxV1>(mac, queue, frame, meta.csum, mss_field, n),
+        };
+        self.tx.kick(&self.p);
+        r
+    }
+
+    /// Pushes `frame` as `n` descriptors of layout `C` (the engine joins their buffers), the
+    /// MSS written into the TCP checksum field of the first; all or none of them.
+    fn push_frame<C: TxCodec>(
+        &mut self,
+        mac: u8,
+        queue: u8,
+        frame: &[u8],
+        csum: bool,
+        mss_field: Option<(usize, u16)>,
+        n: usize,
+    ) -> Result<(), TxError> {
+        let head = self.tx.head();
         for (k, chunk) in frame.chunks(BUF_SIZE).enumerate() {
-            let i = (head + k) % TX_RING;
-            let buf = self.tx.buf(i);
-            self.p.dma_write(u64::from(buf), chunk).map_err(TxError::Dma)?;
-            if let Some((field, mss)) = mss_field.filter(|_| k == 0) {
-                // The MSS travels in the TCP checksum field (headers fit the first buffer).
-                self.p.dma_write(u64::from(buf) + field as u64, &mss.to_be_bytes()).map_err(TxError::Dma)?;
-            }
+            let last = k + 1 == n;
             let d = TxDesc {
-                addr: buf,
-                next: self.tx.addr(i + 1),
                 len: chunk.len() as u16,
-                last: k + 1 == n,
-                owner_cpu: false,
+                last,
                 fport: mac + 1,
                 qid: queue,
-                csum: meta.csum,
+                csum,
                 tso: mss_field.is_some(),
+                ..TxDesc::default()
             };
-            let (w, words) = desc::encode_tx(self.tx_layout, &d);
-            self.p.dma_write_words(u64::from(self.tx.addr(i)), &w[..words]).map_err(TxError::Dma)?;
+            let pushed = self.tx.push::<C, P>(&self.p, chunk, &d, mac, if last { frame.len() as u16 } else { 0 });
+            let patched = pushed.and_then(|slot| match mss_field.filter(|_| k == 0) {
+                // The MSS travels in the TCP checksum field (headers fit the first buffer).
+                Some((field, mss)) => self.tx.patch(&self.p, slot, field, &mss.to_be_bytes()),
+                None => Ok(()),
+            });
+            if let Err(e) = patched {
+                self.tx.unpush(head);
+                return Err(TxError::Dma(e));
+            }
         }
-        for k in 0..n {
-            let i = (head + k) % TX_RING;
-            self.tx.owner[i] = Owner::Engine;
-            self.tx.meta[i] = (mac, if k + 1 == n { frame.len() as u16 } else { 0 });
-        }
-        self.tx.head = (head + n) % TX_RING;
-        self.tx.in_flight += n;
-        self.soc.fe.qdma.ctx_ptr.on(self.p.fe()).write_value(QdmaCtxPtr(self.tx.addr(self.tx.head)));
         Ok(())
     }
 }

@@ -46,7 +46,7 @@ impl<P: Platform> Eth<P> {
         let (dtx, ctx) = (q.dtx_ptr.on(&fe).read().0, q.ctx_ptr.on(&fe).read().0);
         let sent: u64 = self.mib.mac.iter().map(|m| m.tx_packets).sum();
         let now = self.p.now_ns();
-        let waiting = self.tx.in_flight > 0 && dtx != ctx;
+        let waiting = self.tx.in_flight() > 0 && dtx != ctx;
         if !stopped && (!waiting || dtx != self.wd.dtx || sent != self.wd.sent) {
             self.wd = WatchdogState { dtx, sent, since: now, ..self.wd };
             return Ok(None);

@@ -236,9 +236,7 @@ fn soft_lro_counts_every_frame_across_polls_and_other_traffic() {
         let tcp: Vec<Up> = got
             .iter()
             .filter(|d| packet::parse(d).is_some_and(|p| p.tcp.is_some()))
-            .map(|d| {
-                up(fe_driver::RxFrame { mac, data: d, checksum: RxChecksum::Verified, segs: 1, seg_size: 0 }, true)
-            })
+            .map(|d| up(fe_driver::RxFrame::new(mac, d, RxChecksum::Verified), true))
             .collect();
         same_bytes(name, &tcp, &sent);
         assert_eq!(got.len() - tcp.len(), 5, "{name}: every UDP datagram up as received");

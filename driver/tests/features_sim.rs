@@ -165,7 +165,7 @@ fn tx_checksum_offload_fills_zeroed_checksums() {
         for f in &frames {
             eth.xmit(mac, q, f).unwrap();
         }
-        eth.xmit_with(mac, q, &frames[0], TxMeta { csum: true, tso_mss: None }).unwrap();
+        eth.xmit_with(mac, q, &frames[0], TxMeta::CSUM).unwrap();
         sim.advance(1_000_000);
         let out = sent(sim, mac);
         assert_eq!(out.len(), 4, "{name}");
@@ -178,7 +178,7 @@ fn tx_checksum_offload_fills_zeroed_checksums() {
         // Off: a frame asking for the offload is refused and counted; plain xmit sends as given.
         assert_eq!(eth.set_features(Features { tx_checksum: false, ..eth.features() }), Err(EthError::BadFeatures));
         eth.set_features(Features { tx_checksum: false, tso: false, ..eth.features() }).unwrap();
-        let meta = TxMeta { csum: true, tso_mss: None };
+        let meta = TxMeta::CSUM;
         assert_eq!(eth.xmit_with(mac, q, &frames[0], meta), Err(TxError::OffloadOff));
         assert_eq!(eth.stats().drops.tx_offload_off, 1, "{name}");
         eth.xmit(mac, q, &frames[0]).unwrap();

@@ -857,7 +857,7 @@ mod prop {
                 }
                 d.truncate(d.len().saturating_sub(cut));
                 let c = if verified { Verified } else { Unverified };
-                let f = fe_driver::RxFrame { mac: 0, data: &d, checksum: c, segs, seg_size: 0 };
+                let f = fe_driver::RxFrame::new(0, &d, c).coalesced(segs, 0);
                 segs_in += u64::from(segs);
                 lro.push(f, &mut |o| segs_out += u64::from(o.segs));
             }

@@ -29,9 +29,9 @@
 
 use crate::adapters::checksum::{self, SwVerdict};
 use crate::eth::{BUF_SIZE, Eth};
+use crate::frame::RxChecksum;
+use crate::frame::TxMeta;
 use crate::platform::Platform;
-use crate::rx::RxChecksum;
-use crate::tx_offload::TxMeta;
 use ::smoltcp::phy::{self, Checksum, ChecksumCapabilities, DeviceCapabilities, Medium};
 use ::smoltcp::time::Instant;
 

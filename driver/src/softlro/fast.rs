@@ -25,7 +25,7 @@ use super::parse::{Options, Seg, flags};
 use super::rules;
 use super::stats::FlushReason;
 use super::table::{Flow, MAX_FLOWS, Table};
-use crate::rx::RxChecksum;
+use crate::frame::RxChecksum;
 
 /// Header bytes the compare covers: Ethernet + tag (18), IPv6 (40), TCP with timestamps (32).
 pub(crate) const MAX_HDR: usize = 96;

@@ -7,7 +7,7 @@ use super::fast::{MAX_HDR, Shape};
 use super::parse::{Options, Seg, addr_range, flags};
 use super::rules;
 use super::table::Flow;
-use crate::rx::{RxChecksum, RxFrame};
+use crate::frame::{RxChecksum, RxFrame};
 
 fn put16(b: &mut [u8], at: usize, v: u16) {
     if let Some(d) = b.get_mut(at..at + 2) {

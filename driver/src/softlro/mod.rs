@@ -13,8 +13,8 @@
 //! let mut storage = [0u8; 4 * 16384];
 //! let mut lro = SoftLro::new(&mut storage, 4);
 //! let mut delivered = 0;
-//! lro.push(fe_driver::RxFrame { mac: 0, data: &[0u8; 60], checksum: fe_driver::RxChecksum::Unverified,
-//!     segs: 1, seg_size: 0 }, &mut |_f| delivered += 1);
+//! let frame = fe_driver::RxFrame::new(0, &[0u8; 60], fe_driver::RxChecksum::Unverified);
+//! lro.push(frame, &mut |_f| delivered += 1);
 //! lro.flush(&mut |_f| delivered += 1);
 //! assert_eq!(delivered, 1); // not TCP: passed straight through
 //! ```
@@ -32,7 +32,7 @@ pub use rules::{LENGTH_MARGIN, MAX_IP_LEN, MAX_SEGS};
 pub use stats::{FlushReason, LroStats, PassReason};
 pub use table::MAX_FLOWS;
 
-use crate::rx::{RxChecksum, RxFrame};
+use crate::frame::{RxChecksum, RxFrame};
 use parse::{NotSeg, Unmergeable, flags};
 use table::Table;
 

@@ -6,7 +6,7 @@ use super::csum;
 use super::parse::{Options, Seg, addr_range, flags};
 use super::stats::{FlushReason, PassReason};
 use super::table::Flow;
-use crate::rx::{RxChecksum, RxFrame};
+use crate::frame::{RxChecksum, RxFrame};
 
 /// Most segments in one aggregate (the MediaTek hardware's and Linux's cap).
 pub const MAX_SEGS: u16 = 64;

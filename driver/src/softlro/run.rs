@@ -11,7 +11,7 @@ use super::SoftLro;
 use super::fast::{self, Expect, Hdr, MAX_HDR, Next, Shape};
 use super::rules;
 use super::table::MAX_FLOWS;
-use crate::rx::RxFrame;
+use crate::frame::RxFrame;
 
 /// Tier-1 state of the aggregate the most recently used flow holds, kept by the caller between
 /// segments.

@@ -265,7 +265,7 @@ impl Out {
 
 /// An RX frame as the driver hands it over.
 pub fn rx(mac: u8, data: &[u8], checksum: RxChecksum) -> RxFrame<'_> {
-    RxFrame { mac, data, checksum, segs: 1, seg_size: 0 }
+    RxFrame::new(mac, data, checksum)
 }
 
 /// Pushes each frame (with its verdict) through `lro`, then flushes; returns what came out.

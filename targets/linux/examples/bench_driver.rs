@@ -58,6 +58,34 @@ impl DmaMemory for Null<'_> {
         Some(DMA_BASE + start as u64)
     }
     #[inline(never)]
+    fn dma_free(&self, _addr: u64, _size: usize) {}
+    // Barriers as a real platform has them: on x86_64 both are compiler fences (stores are not
+    // reordered with stores, nor loads with loads), on arm64 `dmb oshst` / `dmb oshld`.
+    #[inline(never)]
+    fn dma_wmb(&self) {
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
+    }
+    #[inline(never)]
+    fn dma_rmb(&self) {
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+    }
+    // In place, as a real platform does with volatile loads: the done word, the barrier, the rest.
+    #[inline(never)]
+    fn dma_read_desc(&self, addr: u64, ctrl: usize, done: u32, out: &mut [u32]) -> Result<bool, DmaError> {
+        let c = rd(self.0, addr + 4 * ctrl as u64);
+        if c & done == 0 {
+            if let Some(w) = out.get_mut(ctrl) {
+                *w = c;
+            }
+            return Ok(false);
+        }
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+        for (k, w) in out.iter_mut().enumerate() {
+            *w = rd(self.0, addr + 4 * k as u64);
+        }
+        Ok(true)
+    }
+    #[inline(never)]
     fn dma_read(&self, addr: u64, out: &mut [u8]) -> Result<(), DmaError> {
         let s = (addr - DMA_BASE) as usize;
         out.copy_from_slice(&self.0.dma.borrow()[s..s + out.len()]);

@@ -99,7 +99,7 @@ fn coalesce(opts: &Options, created: &mut bool) -> Result<LroStats, String> {
         let packet = packet.map_err(|e| format!("{}: packet {index}: {}", input.display(), describe(&e)))?;
         let tag = writer.tag(&packet);
         let data: &[u8] = &packet.data;
-        let frame = RxFrame { mac: 0, data, checksum: RxChecksum::Unverified, segs: 1, seg_size: 0 };
+        let frame = RxFrame::new(0, data, RxChecksum::Unverified);
         lro.push_tagged(frame, tag, &mut |f, tag| {
             // A frame passed through keeps its captured original length (it may be cut short).
             let orig = if core::ptr::eq(f.data, data) { packet.orig_len } else { f.data.len() as u32 };

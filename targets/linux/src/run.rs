@@ -5,7 +5,7 @@
 use fe_driver::dt;
 use fe_driver::dt::Duplex;
 use fe_driver::eth::{Eth, Features, LinkState, LroMode};
-use fe_driver::rx::RxChecksum;
+use fe_driver::frame::RxChecksum;
 use fe_driver::softlro::SoftLro;
 use fe_sim::Sim;
 use fe_sim::driver_platform::SimPlatform;

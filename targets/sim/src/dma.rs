@@ -7,33 +7,64 @@ use alloc::vec::Vec;
 /// Physical address where DMA memory starts (away from 0, so a null pointer is out of range).
 pub const DMA_BASE: u64 = 0x8000_0000;
 
-/// DMA-able memory with a bump allocator.
+/// DMA-able memory with a first-fit allocator that takes memory back.
 #[derive(Debug)]
 pub struct DmaMemory {
     bytes: Vec<u8>,
+    /// High-water mark: accesses beyond it are out of range.
     next: usize,
+    /// Live allocations `(start, end)`, sorted by start.
+    live: Vec<(usize, usize)>,
 }
 
 impl DmaMemory {
     /// `size` bytes of zeroed DMA memory.
     #[must_use]
     pub fn new(size: usize) -> Self {
-        DmaMemory { bytes: vec![0; size], next: 0 }
+        DmaMemory { bytes: vec![0; size], next: 0, live: Vec::new() }
     }
 
-    /// Allocates `size` bytes aligned to `align` (a power of two); `None` when memory is full.
+    /// Allocates `size` bytes aligned to `align` (a power of two): the first gap between live
+    /// allocations that fits; `None` when memory is full.
     pub fn alloc(&mut self, size: usize, align: usize) -> Option<u64> {
         let align = align.max(1);
-        let start = self.next.checked_add(align - 1)? & !(align - 1);
+        let mut from = 0usize;
+        let mut at = self.live.len();
+        for (k, &(s, e)) in self.live.iter().enumerate() {
+            let start = from.checked_add(align - 1)? & !(align - 1);
+            if start.checked_add(size)? <= s {
+                at = k;
+                break;
+            }
+            from = e;
+        }
+        let start = from.checked_add(align - 1)? & !(align - 1);
         let end = start.checked_add(size)?;
         if end > self.bytes.len() {
             return None;
         }
-        self.next = end;
+        self.live.insert(at, (start, end));
+        self.next = self.next.max(end);
         Some(DMA_BASE + start as u64)
     }
 
-    /// Bytes allocated so far.
+    /// Gives back the allocation of `size` bytes at `addr`; a free that matches no live
+    /// allocation is refused.
+    pub fn free(&mut self, addr: u64, size: usize) -> Result<(), Violation> {
+        let bad = Violation::BadDmaFree { addr, len: size };
+        let start = addr.checked_sub(DMA_BASE).ok_or(bad)? as usize;
+        let k = self.live.iter().position(|&(s, e)| s == start && e - s == size).ok_or(bad)?;
+        self.live.remove(k);
+        Ok(())
+    }
+
+    /// Bytes allocated and not yet freed.
+    #[must_use]
+    pub fn in_use(&self) -> usize {
+        self.live.iter().map(|(s, e)| e - s).sum()
+    }
+
+    /// Highest address ever allocated, as bytes from the start.
     #[must_use]
     pub fn used(&self) -> usize {
         self.next

@@ -1,5 +1,6 @@
 //! The simulator as the driver core's platform (feature `driver`): registers through its buses,
-//! DMA through its memory, time through its simulated clock (a delay advances the model).
+//! DMA through its memory as a weakly ordered CPU sees it (write buffer, read ordering: see
+//! `ordering.rs`), time through its simulated clock (a delay advances the model).
 
 use crate::engine::{Sim, SimBus};
 use fe_driver::platform::{Clock, DmaError, DmaMemory, Platform};
@@ -12,11 +13,20 @@ impl DmaMemory for SimPlatform<'_> {
     fn dma_alloc(&self, size: usize, align: usize) -> Option<u64> {
         self.0.dma_alloc(size, align)
     }
+    fn dma_free(&self, addr: u64, size: usize) {
+        self.0.dma_free(addr, size);
+    }
+    fn dma_wmb(&self) {
+        self.0.dma_wmb();
+    }
+    fn dma_rmb(&self) {
+        self.0.dma_rmb();
+    }
     fn dma_read(&self, addr: u64, out: &mut [u8]) -> Result<(), DmaError> {
-        self.0.dma_read_into(addr, out).map_err(|_| DmaError::new(addr, out.len()))
+        self.0.cpu_read_into(addr, out).map_err(|_| DmaError::new(addr, out.len()))
     }
     fn dma_write(&self, addr: u64, data: &[u8]) -> Result<(), DmaError> {
-        self.0.dma_write(addr, data).map_err(|_| DmaError::new(addr, data.len()))
+        self.0.cpu_write(addr, data).map_err(|_| DmaError::new(addr, data.len()))
     }
 }
 

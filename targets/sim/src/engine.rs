@@ -82,6 +82,10 @@ pub(crate) struct Inner {
     pub(crate) violations: Vec<(u64, Violation)>,
     pub(crate) stats: Stats,
     pub(crate) rr: usize,
+    /// The CPU's view of DMA memory (write buffer, read ordering).
+    pub(crate) cpu: crate::ordering::CpuView,
+    /// The RX descriptor word holding the done bit, and its mask.
+    pub(crate) rx_done: (usize, u32),
 }
 
 /// The simulated frame engine.
@@ -114,6 +118,16 @@ pub(crate) fn off<T: Copy, A>(r: fe_regs::bus::RegSpec<T, A>) -> u32 {
 /// Offset of element `i` of a register array (`u32::MAX` when out of range).
 pub(crate) fn elem<T: Copy, A>(a: fe_regs::bus::RegArray<T, A>, i: usize) -> u32 {
     a.at(i).map_or(u32::MAX, |r| r.offset())
+}
+
+/// The word of `soc`'s RX descriptor layout that holds the done bit, and its mask.
+fn rx_done_bit(soc: &SocInfo) -> (usize, u32) {
+    use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
+    let w = match soc.caps.rx_descriptor {
+        DescriptorLayout::RxV2 => RxV2::new().with_done(true).words,
+        _ => RxV1::new().with_done(true).words,
+    };
+    w.iter().enumerate().find(|(_, m)| **m != 0).map_or((0, 0), |(i, m)| (i, *m))
 }
 
 impl Sim {
@@ -152,6 +166,8 @@ impl Sim {
                 violations: Vec::new(),
                 stats: Stats::default(),
                 rr: 0,
+                cpu: crate::ordering::CpuView::default(),
+                rx_done: rx_done_bit(soc),
             }),
         }
     }
@@ -203,7 +219,61 @@ impl Sim {
         self.inner.borrow_mut().dma.alloc(size, align)
     }
 
-    /// Writes DMA memory from the CPU side.
+    /// Gives back DMA memory from [`Sim::dma_alloc`]; a free that matches no allocation is
+    /// recorded as a violation.
+    pub fn dma_free(&self, addr: u64, size: usize) {
+        let mut s = self.inner.borrow_mut();
+        if let Err(v) = s.dma.free(addr, size) {
+            s.violate(v);
+        }
+    }
+
+    /// DMA memory allocated and not freed, in bytes.
+    #[must_use]
+    pub fn dma_in_use(&self) -> usize {
+        self.inner.borrow().dma.in_use()
+    }
+
+    /// A CPU write to DMA memory as a driver makes it: it waits in the write buffer, unseen by
+    /// the engine, until [`Sim::dma_wmb`].
+    pub fn cpu_write(&self, addr: u64, data: &[u8]) -> Result<(), Violation> {
+        let s = &mut *self.inner.borrow_mut();
+        s.cpu.write(&s.dma, addr, data)
+    }
+
+    /// A CPU read of DMA memory as a driver makes it: it sees the CPU's own unpublished
+    /// writes, and a read that follows an RX descriptor's done bit without [`Sim::dma_rmb`] is
+    /// recorded as a violation.
+    pub fn cpu_read_into(&self, addr: u64, out: &mut [u8]) -> Result<(), Violation> {
+        let s = &mut *self.inner.borrow_mut();
+        let pd = &s.soc.fe.pdma;
+        let mut rings = [(0u64, 0u64); 4];
+        for (k, r) in rings.iter_mut().enumerate().take(pd.rx_ptr.len()) {
+            *r = (
+                u64::from(s.regs.get(Space::Fe, elem(pd.rx_ptr, k))),
+                u64::from(s.regs.get(Space::Fe, elem(pd.rx_cnt_cfg, k))),
+            );
+        }
+        let rx = crate::ordering::RxRings { rings: &rings, ctrl: s.rx_done.0, done: s.rx_done.1 };
+        if let Some(v) = s.cpu.read(&s.dma, rx, addr, out)? {
+            s.violate(v);
+        }
+        Ok(())
+    }
+
+    /// The CPU's DMA write barrier: its buffered writes reach memory.
+    pub fn dma_wmb(&self) {
+        let s = &mut *self.inner.borrow_mut();
+        s.cpu.wmb(&mut s.dma);
+    }
+
+    /// The CPU's DMA read barrier.
+    pub fn dma_rmb(&self) {
+        self.inner.borrow_mut().cpu.rmb();
+    }
+
+    /// Writes DMA memory directly (a coherent backdoor for tests; drivers use
+    /// [`Sim::cpu_write`]).
     pub fn dma_write(&self, addr: u64, data: &[u8]) -> Result<(), Violation> {
         self.inner.borrow_mut().dma.write(addr, data)
     }
@@ -361,6 +431,10 @@ impl Sim {
 
     fn mmio_write(&self, space: Space, offset: u32, value: u32) {
         let mut s = self.inner.borrow_mut();
+        let writes = s.cpu.pending();
+        if writes > 0 && s.is_doorbell(space, offset) {
+            s.violate(Violation::UnpublishedDmaWrites { space, offset, writes });
+        }
         if let Err(v) = s.regs.cpu_write(space, offset, value) {
             s.violate(v);
             if matches!(v, Violation::UnknownRegister { .. } | Violation::UnalignedRegister { .. }) {
@@ -374,6 +448,19 @@ impl Sim {
 impl Inner {
     pub(crate) fn violate(&mut self, v: Violation) {
         self.violations.push((self.now, v));
+    }
+
+    /// Whether writing this register lets the engine read DMA memory the CPU wrote: a CPU
+    /// index, a ring or free-queue pointer, or a DMA enable.
+    fn is_doorbell(&self, space: Space, offset: u32) -> bool {
+        let fe = &self.soc.fe;
+        let (pd, q) = (&fe.pdma, &fe.qdma);
+        space == Space::Fe
+            && ([q.ctx_ptr.offset(), q.dtx_ptr.offset(), q.fq_head.offset(), q.fq_tail.offset(), q.fq_count.offset()]
+                .contains(&offset)
+                || offset == pd.glo_cfg.offset()
+                || offset == q.glo_cfg.offset()
+                || (0..pd.pcrx_ptr.len()).any(|k| elem(pd.pcrx_ptr, k) == offset || elem(pd.rx_ptr, k) == offset))
     }
 
     pub(crate) fn fe(&self, offset: u32) -> u32 {

@@ -59,6 +59,31 @@ pub enum Violation {
         /// Ring size.
         size: u32,
     },
+    /// A register written while CPU writes to DMA memory were still in the write buffer (no
+    /// DMA write barrier since): the engine may act on stale descriptors or buffers.
+    UnpublishedDmaWrites {
+        /// Address space of the register.
+        space: Space,
+        /// Byte offset of the register.
+        offset: u32,
+        /// CPU writes still unpublished.
+        writes: usize,
+    },
+    /// DMA memory read after an RX descriptor's done bit was seen, without the read barrier
+    /// that must come between (the read may return words older than the done bit).
+    ReadBeforeBarrier {
+        /// Physical address of the descriptor whose done bit was read.
+        desc: u64,
+        /// Physical address of the read that came too early.
+        addr: u64,
+    },
+    /// A DMA free that matches no live allocation (double free or wrong size).
+    BadDmaFree {
+        /// Physical address given.
+        addr: u64,
+        /// Size given.
+        len: usize,
+    },
     /// DMA enabled before its ring base (or size) was programmed.
     DmaEnabledWithoutRing {
         /// The enable register.
@@ -84,6 +109,19 @@ impl fmt::Display for Violation {
             Violation::DescriptorNotOwned { addr } => write!(f, "descriptor at {addr:#x} is not owned by the engine"),
             Violation::RingIndexOutOfRange { register, index, size } => {
                 write!(f, "{register} = {index} is past the end of a {size}-entry ring")
+            }
+            Violation::UnpublishedDmaWrites { space, offset, writes } => write!(
+                f,
+                "register at {space:?} offset {offset:#x} written with {writes} CPU write(s) to DMA memory not yet \
+                 published (missing DMA write barrier before the doorbell)"
+            ),
+            Violation::ReadBeforeBarrier { desc, addr } => write!(
+                f,
+                "DMA memory at {addr:#x} read after the done bit of the RX descriptor at {desc:#x} without a read \
+                 barrier in between"
+            ),
+            Violation::BadDmaFree { addr, len } => {
+                write!(f, "DMA free of {len} bytes at {addr:#x} matches no allocation")
             }
             Violation::DmaEnabledWithoutRing { register } => {
                 write!(f, "{register}: DMA enabled before its ring was programmed")

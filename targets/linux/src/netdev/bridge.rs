@@ -12,9 +12,9 @@ use super::tap::{Tap, plain};
 use super::vnet::{self, HDR_LEN, PeerSent, TxPlan, UpKind, VnetHdr};
 use fe_driver::eth::{BUF_SIZE, Eth, Features, LroMode, TX_RING};
 use fe_driver::ethtool::MIB_NAMES;
-use fe_driver::rx::{RxChecksum, RxFrame};
+use fe_driver::frame::TxMeta;
+use fe_driver::frame::{RxChecksum, RxFrame};
 use fe_driver::softlro::SoftLro;
-use fe_driver::tx_offload::TxMeta;
 use fe_sim::Sim;
 use fe_sim::driver_platform::SimPlatform;
 use serde_json::{Value, json};
@@ -215,7 +215,7 @@ impl<'a> Bridge<'a> {
         let c = &mut p.c;
         c.host_tx_frames += 1;
         c.host_tx_bytes += frame.len() as u64;
-        let plain = TxMeta { csum: false, tso_mss: None };
+        let plain = TxMeta::NONE;
         let ok = match plan {
             TxPlan::Plain => {
                 c.tx_plain += 1;
@@ -223,7 +223,7 @@ impl<'a> Bridge<'a> {
             }
             TxPlan::EngineCsum => {
                 c.tx_engine_csum += 1;
-                eth.xmit_with(mac, q, frame, TxMeta { csum: true, tso_mss: None }).is_ok()
+                eth.xmit_with(mac, q, frame, TxMeta::CSUM).is_ok()
             }
             TxPlan::SoftCsum { start, offset } => {
                 c.tx_soft_csum += 1;
@@ -337,7 +337,7 @@ impl<'a> Bridge<'a> {
                 p.c.wire_tx_frames += 1;
                 p.c.wire_tx_bytes += f.len() as u64;
                 p.c.wire_tx_tcp_payload_bytes += frame::parse(&f).map_or(0, |h| h.tcp_payload() as u64);
-                let rx = RxFrame { mac: p.mac, data: &f, checksum: RxChecksum::Unverified, segs: 1, seg_size: 0 };
+                let rx = RxFrame::new(p.mac, &f, RxChecksum::Unverified);
                 peer_lro.push(rx, &mut |g| up_to_peer(p, g));
             }
             peer_lro.flush(&mut |g| up_to_peer(p, g));

@@ -1,0 +1,244 @@
+//! One PDMA RX ring: descriptors, one buffer per descriptor, who owns each, and the registers
+//! the ring is driven through. Ring 0 and the hardware LRO rings are both this type.
+//!
+//! A poll walks the ring with a [`Cursor`]: [`RxRing::read`] returns a filled descriptor (its
+//! done bit read first, then a read barrier, then its other words), [`RxRing::refill`] hands it
+//! back to the DMA, and [`RxRing::publish`] ends the poll with a write barrier and the CPU-index
+//! doorbell. [`RxRing::teardown`] counts what was received and not polled, at close.
+
+use crate::desc::{self, RX_WORDS, RxCodec};
+use crate::platform::{DmaError, Platform};
+use crate::ring::{AllocError, MAX_RING, Ownership, alloc32};
+use fe_regs::bus::{RegSpec, Rw};
+use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
+use fe_regs::values::{PdmaPcrxPtr, PdmaRxCntCfg, PdmaRxPtr};
+
+/// The PDMA registers of one RX ring.
+#[derive(Clone, Copy, Debug)]
+pub struct RxRegs {
+    /// Ring base address.
+    pub base: RegSpec<PdmaRxPtr, Rw>,
+    /// Ring size in descriptors.
+    pub count: RegSpec<PdmaRxCntCfg, Rw>,
+    /// CPU index: the doorbell (the last descriptor handed back to the DMA).
+    pub cpu: RegSpec<PdmaPcrxPtr, Rw>,
+}
+
+/// Where a poll of a ring is.
+#[derive(Clone, Copy, Debug)]
+pub struct Cursor {
+    /// Next descriptor.
+    pub i: usize,
+    /// Descriptors consumed so far.
+    pub done: usize,
+}
+
+/// Where an RX ring's descriptors and buffers are: a `Copy` view a poll loop keeps in
+/// registers while it walks the ring (the ring's state stays in [`RxRing`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Geometry {
+    base: u64,
+    bufs: u64,
+    mask: usize,
+    buf_size: usize,
+    plen: u16,
+}
+
+impl Geometry {
+    /// Physical address of descriptor `i`.
+    #[inline(always)]
+    #[must_use]
+    pub fn desc(&self, i: usize) -> u64 {
+        // Every RX layout the core handles is RX_WORDS words long (`desc::is_rx`).
+        self.base + ((i & self.mask) * RX_WORDS * 4) as u64
+    }
+
+    /// Physical address of descriptor `i`'s buffer.
+    #[inline(always)]
+    #[must_use]
+    pub fn buf(&self, i: usize) -> u64 {
+        self.bufs + ((i & self.mask) * self.buf_size) as u64
+    }
+
+    /// Reads the descriptor at `cur` into `w` if the DMA has filled it, in the order the DMA
+    /// contract asks (done bit, read barrier, the rest); false when the ring is empty there.
+    /// Decode `w` with the layout's codec; the frame is in [`Geometry::buf`]`(cur.i)`.
+    #[inline(always)]
+    pub fn read<C: RxCodec, P: Platform>(
+        &self,
+        p: &P,
+        cur: &Cursor,
+        w: &mut [u32; RX_WORDS],
+    ) -> Result<bool, DmaError> {
+        p.dma_read_desc(self.desc(cur.i), C::CTRL, C::DONE_BIT, w)
+    }
+
+    /// Hands the descriptor at `cur` back to the DMA (layout `C`) and moves `cur` past it.
+    /// Returns false when the platform refused the write: the caller then records the loss
+    /// with [`RxRing::lost`].
+    #[inline(always)]
+    pub fn refill<C: RxCodec, P: Platform>(&self, p: &P, cur: &mut Cursor) -> bool {
+        // The buffer address never changes: handing the descriptor back rewrites one word.
+        let ok = p.dma_write_words(self.desc(cur.i) + 4 * C::CTRL as u64, &[C::fresh_ctrl(self.plen)]).is_ok();
+        cur.i = (cur.i + 1) & self.mask;
+        cur.done += 1;
+        ok
+    }
+}
+
+/// An RX ring and its buffers.
+#[derive(Debug)]
+pub struct RxRing {
+    base: u64,
+    bufs: u64,
+    size: usize,
+    /// `size - 1`: sizes are powers of two, so ring arithmetic is a mask.
+    mask: usize,
+    buf_size: usize,
+    /// The buffer length written into a fresh descriptor.
+    plen: u16,
+    layout: DescriptorLayout,
+    regs: RxRegs,
+    owner: Ownership,
+    /// Next descriptor the DMA fills (in ring order).
+    next: usize,
+}
+
+impl RxRing {
+    /// A ring of `size` descriptors (a power of two up to [`MAX_RING`]; others are rounded
+    /// down) in `layout` with `buf_size`-byte buffers, driven through `regs`, allocated from `p`.
+    pub fn new<P: Platform>(
+        p: &P,
+        layout: DescriptorLayout,
+        size: usize,
+        buf_size: usize,
+        regs: RxRegs,
+    ) -> Result<Self, AllocError> {
+        let size = 1 << size.clamp(1, MAX_RING).ilog2();
+        let base = alloc32(p, RX_WORDS * 4 * size, 16)?;
+        let bufs = alloc32(p, buf_size * size, 64).inspect_err(|_| p.dma_free(base, RX_WORDS * 4 * size))?;
+        let plen = buf_size.min(usize::from(u16::MAX)) as u16;
+        Ok(RxRing { base, bufs, size, mask: size - 1, buf_size, plen, layout, regs, owner: Ownership::new(), next: 0 })
+    }
+
+    /// Returns the ring's DMA memory to the platform (the engine must hold none of it).
+    pub fn free<P: Platform>(&self, p: &P) {
+        p.dma_free(self.base, RX_WORDS * 4 * self.size);
+        p.dma_free(self.bufs, self.buf_size * self.size);
+    }
+
+    /// Bytes of each buffer.
+    #[must_use]
+    pub fn buf_size(&self) -> usize {
+        self.buf_size
+    }
+
+    /// Where the ring's descriptors and buffers are.
+    #[inline(always)]
+    #[must_use]
+    pub fn geometry(&self) -> Geometry {
+        Geometry { base: self.base, bufs: self.bufs, mask: self.mask, buf_size: self.buf_size, plen: self.plen }
+    }
+
+    /// Physical address of descriptor `i`'s buffer.
+    #[inline(always)]
+    #[must_use]
+    pub fn buf_addr(&self, i: usize) -> u64 {
+        self.geometry().buf(i)
+    }
+
+    /// Descriptor `i` could not be handed back: it stays the driver's, and the ring is one
+    /// shorter until close.
+    pub fn lost(&mut self, i: usize) {
+        self.owner.set_driver(i & self.mask);
+    }
+
+    /// Buffers the engine holds.
+    #[must_use]
+    pub fn engine_held(&self) -> usize {
+        self.owner.engine_held()
+    }
+
+    /// Gives every descriptor (with its empty buffer) to the DMA, publishes them, and programs
+    /// the ring's base, size and CPU index (at open; the PDMA's RX is off). Resetting the DMA
+    /// index (`pst_drx_idx`) is the engine's, as one register serves every ring.
+    pub fn reset<P: Platform>(&mut self, p: &P) -> Result<(), DmaError> {
+        let g = self.geometry();
+        for i in 0..self.size {
+            p.dma_write_words(g.desc(i), &desc::rx_fresh(self.layout, g.buf(i) as u32, self.plen))?;
+            self.owner.set_engine(i);
+        }
+        self.next = 0;
+        p.dma_wmb();
+        let fe = p.fe();
+        self.regs.base.on(&fe).write_value(PdmaRxPtr(self.base as u32));
+        self.regs.count.on(&fe).write_value(PdmaRxCntCfg(self.size as u32));
+        self.regs.cpu.on(&fe).write_value(PdmaPcrxPtr(self.size as u32 - 1));
+        Ok(())
+    }
+
+    /// Starts a poll where the last one ended.
+    #[inline(always)]
+    #[must_use]
+    pub fn begin(&self) -> Cursor {
+        Cursor { i: self.next & self.mask, done: 0 }
+    }
+
+    /// [`Geometry::read`] on this ring.
+    #[inline(always)]
+    pub fn read<C: RxCodec, P: Platform>(
+        &self,
+        p: &P,
+        cur: &Cursor,
+        w: &mut [u32; RX_WORDS],
+    ) -> Result<bool, DmaError> {
+        self.geometry().read::<C, P>(p, cur, w)
+    }
+
+    /// [`Geometry::refill`] on this ring, recording a refused write with [`RxRing::lost`].
+    #[inline(always)]
+    pub fn refill<C: RxCodec, P: Platform>(&mut self, p: &P, cur: &mut Cursor) -> bool {
+        let i = cur.i;
+        let ok = self.geometry().refill::<C, P>(p, cur);
+        if !ok {
+            self.lost(i);
+        }
+        ok
+    }
+
+    /// Ends a poll at `cur`: publishes the refilled descriptors and tells the DMA how far the
+    /// CPU got. Returns how many descriptors the poll consumed.
+    #[inline(always)]
+    pub fn publish<P: Platform>(&mut self, p: &P, cur: Cursor) -> usize {
+        if cur.done > 0 {
+            self.next = cur.i;
+            p.dma_wmb();
+            let last = cur.i.wrapping_sub(1) & self.mask;
+            self.regs.cpu.on(p.fe()).write_value(PdmaPcrxPtr(last as u32));
+        }
+        cur.done
+    }
+
+    /// At close, with RX DMA off: counts the frames received but not polled and takes every
+    /// buffer back. Returns how many frames that was.
+    pub fn teardown<P: Platform>(&mut self, p: &P) -> Result<u64, DmaError> {
+        let (ctrl, done) = match self.layout {
+            DescriptorLayout::RxV2 => (<RxV2 as RxCodec>::CTRL, <RxV2 as RxCodec>::DONE),
+            _ => (<RxV1 as RxCodec>::CTRL, <RxV1 as RxCodec>::DONE),
+        };
+        let mut dropped = 0;
+        for k in 0..self.size {
+            let i = (self.next + k) & self.mask;
+            let mut w = [0u32];
+            p.dma_read_words(self.geometry().desc(i) + 4 * ctrl as u64, &mut w)?;
+            if w[0] & done[ctrl] == 0 {
+                break;
+            }
+            dropped += 1;
+        }
+        // Nothing but done bits was read; the barrier closes the sequence all the same.
+        p.dma_rmb();
+        self.owner = Ownership::new();
+        Ok(dropped)
+    }
+}

@@ -1,0 +1,103 @@
+//! The CPU's side of DMA memory, as a weakly ordered CPU sees it: writes wait in a write buffer
+//! until a write barrier publishes them, and an RX descriptor's done bit orders nothing until a
+//! read barrier follows it. The model uses this to hold the driver to the DMA contract of
+//! `fe_driver::platform`: a doorbell rung before the barrier is reported (and the engine acts on
+//! the stale memory), and so is a read that follows a done bit without the read barrier.
+
+use crate::dma::DmaMemory;
+use crate::violation::Violation;
+use alloc::vec::Vec;
+
+/// CPU writes to DMA memory not yet published, and the read-ordering state.
+#[derive(Debug, Default)]
+pub(crate) struct CpuView {
+    /// Pending writes: `(physical address, offset into bytes, length)`, oldest first.
+    pending: Vec<(u64, usize, usize)>,
+    /// Their data.
+    bytes: Vec<u8>,
+    /// An RX descriptor whose done bit the CPU read with no read barrier since.
+    unordered: Option<u64>,
+}
+
+/// Where RX descriptors are and which bit says done: `(ring base, descriptors)` per ring, the
+/// word holding the done bit and its mask.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RxRings<'a> {
+    /// Rings as programmed.
+    pub rings: &'a [(u64, u64)],
+    /// Index of the word with the done bit.
+    pub ctrl: usize,
+    /// The done bit's mask.
+    pub done: u32,
+}
+
+impl RxRings<'_> {
+    /// The descriptor whose done word is exactly `addr`, if any (descriptors are 16 bytes).
+    fn done_word(&self, addr: u64) -> Option<u64> {
+        self.rings.iter().find_map(|&(base, n)| {
+            let off = addr.checked_sub(base)?;
+            let desc = base + off / 16 * 16;
+            (off < n * 16 && off % 16 == 4 * self.ctrl as u64).then_some(desc)
+        })
+    }
+}
+
+impl CpuView {
+    /// Writes waiting for a barrier.
+    pub(crate) fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// A CPU write: checked against DMA memory now, buffered until [`CpuView::wmb`].
+    pub(crate) fn write(&mut self, mem: &DmaMemory, addr: u64, data: &[u8]) -> Result<(), Violation> {
+        mem.read(addr, data.len())?;
+        self.pending.push((addr, self.bytes.len(), data.len()));
+        self.bytes.extend_from_slice(data);
+        Ok(())
+    }
+
+    /// Write barrier: every pending write reaches memory, in order.
+    pub(crate) fn wmb(&mut self, mem: &mut DmaMemory) {
+        for &(addr, at, len) in &self.pending {
+            // Checked when buffered; memory does not shrink.
+            let _ = mem.write(addr, &self.bytes[at..at + len]);
+        }
+        self.pending.clear();
+        self.bytes.clear();
+    }
+
+    /// Read barrier.
+    pub(crate) fn rmb(&mut self) {
+        self.unordered = None;
+    }
+
+    /// A CPU read into `out`: memory with the CPU's own pending writes on top (a CPU sees its
+    /// own stores). Returns a violation when it breaks the read ordering.
+    pub(crate) fn read(
+        &mut self,
+        mem: &DmaMemory,
+        rx: RxRings<'_>,
+        addr: u64,
+        out: &mut [u8],
+    ) -> Result<Option<Violation>, Violation> {
+        out.copy_from_slice(mem.read(addr, out.len())?);
+        let end = addr + out.len() as u64;
+        for &(a, at, len) in &self.pending {
+            let (lo, hi) = (a.max(addr), (a + len as u64).min(end));
+            if lo < hi {
+                let src = &self.bytes[at + (lo - a) as usize..at + (hi - a) as usize];
+                out[(lo - addr) as usize..(hi - addr) as usize].copy_from_slice(src);
+            }
+        }
+        // Reading done words (of one descriptor after another, as a teardown does) orders
+        // nothing and needs no barrier; any other read after a set done bit does.
+        if let (4, Some(desc)) = (out.len(), rx.done_word(addr)) {
+            let w = u32::from_le_bytes([out[0], out[1], out[2], out[3]]);
+            if w & rx.done != 0 {
+                self.unordered = Some(desc);
+            }
+            return Ok(None);
+        }
+        Ok(self.unordered.take().map(|desc| Violation::ReadBeforeBarrier { desc, addr }))
+    }
+}
