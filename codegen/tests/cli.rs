@@ -128,3 +128,36 @@ fn readme_example_is_complete_and_valid() {
     assert_eq!(p.socs().count(), 1);
     assert!(ddgen::generate(&p).file().contains("pub mod mt9999"));
 }
+
+/// A fresh temporary directory for one test.
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ddgen-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn long_extends_chain_is_a_located_error_not_a_stack_overflow() {
+    // m0000 extends m0001 extends ... m2999: the first file loaded is the deepest map, so a
+    // recursive resolver would go 3,000 calls deep.
+    let dir = temp_dir("chain");
+    let n = 3000;
+    let mut files = Vec::new();
+    for i in 0..n {
+        let path = dir.join(format!("m{i:04}.yaml"));
+        let extends = if i + 1 < n { format!("extends: m{:04}\n", i + 1) } else { String::new() };
+        std::fs::write(&path, format!("name: m{i:04}\nabstract: true\n{extends}")).unwrap();
+        files.push(path.to_str().unwrap().to_string());
+    }
+    let mut args = vec!["check"];
+    args.extend(files.iter().map(String::as_str));
+    let (code, _, err) = ddgen(&args);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 1, "{err}");
+    // The first map too deep is named with its file and line, once.
+    let depth = ddgen::resolve::MAX_EXTENDS_DEPTH;
+    let first = format!("m{:04}.yaml:3:10", n - 2 - depth);
+    assert!(err.contains(&first) && err.contains("`extends` chain too deep"), "{err}");
+    assert_eq!(err.matches("error[").count() + err.matches("error:").count(), 2, "{err}");
+}

@@ -443,3 +443,31 @@ fn duplicate_register_name() {
     let t = fails("duplicate_register_name", &[("mt9999.yaml", &edit("          glo_cfg:\n", dup))]);
     assert!(t.contains("mt9999.yaml:") && t.to_lowercase().contains("duplicate"), "{t}");
 }
+
+/// A chain of `levels` abstract maps below `m00`, each extending the one before.
+fn chain(levels: usize) -> Vec<(String, String)> {
+    (0..=levels)
+        .map(|i| {
+            let extends = if i == 0 { String::new() } else { format!("extends: m{:02}\n", i - 1) };
+            (format!("m{i:02}.yaml"), format!("name: m{i:02}\nabstract: true\n{extends}"))
+        })
+        .collect()
+}
+
+#[test]
+fn extends_chain_too_deep() {
+    let files = chain(ddgen::resolve::MAX_EXTENDS_DEPTH + 3);
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    let t = fails("extends_too_deep", &refs);
+    // Reported once, at the first map past the limit, not again for the maps below it.
+    assert_eq!(t.matches("error:").count(), 1, "{t}");
+    assert!(t.contains("chain too deep") && t.contains("m33.yaml:3:10"), "{t}");
+}
+
+#[test]
+fn extends_chain_at_the_limit_is_accepted() {
+    let files = chain(ddgen::resolve::MAX_EXTENDS_DEPTH);
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    let p = ddgen::load_texts(&refs).unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!(p.maps.len(), ddgen::resolve::MAX_EXTENDS_DEPTH + 1);
+}
