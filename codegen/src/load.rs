@@ -7,9 +7,12 @@ use std::path::Path;
 /// Largest file accepted; register maps are a few tens of KiB.
 const MAX_FILE_BYTES: usize = 4 << 20;
 
-/// Reads `path` into `sources`; a missing or unreadable file becomes a diagnostic.
+/// Reads `path` into `sources`; a missing, unreadable or oversized file becomes a diagnostic.
+///
+/// At most `MAX_FILE_BYTES` + 1 bytes are read, so an endless input (`/dev/zero`, a pipe that
+/// never closes its write end early) or a huge file is refused without filling memory.
 pub fn read_file(sources: &mut Sources, path: &Path) -> Result<FileId, Diagnostic> {
-    match std::fs::read(path) {
+    match read_bounded(path, MAX_FILE_BYTES) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => Ok(sources.add(path, text)),
             Err(e) => {
@@ -24,11 +27,38 @@ pub fn read_file(sources: &mut Sources, path: &Path) -> Result<FileId, Diagnosti
                 ))
             }
         },
-        Err(e) => {
+        Err(Unread::TooLarge) => {
+            let id = sources.add(path, String::new());
+            Err(Diagnostic::error(
+                Span::file_only(id),
+                format!(
+                    "{} holds more than {MAX_FILE_BYTES} bytes (4 MiB), the limit for a register map; reading stopped there",
+                    path.display()
+                ),
+            ))
+        }
+        Err(Unread::Io(e)) => {
             let id = sources.add(path, String::new());
             Err(Diagnostic::error(Span::file_only(id), format!("cannot read {}: {e}", path.display())))
         }
     }
+}
+
+/// Why a file was not read.
+enum Unread {
+    /// It holds more than the limit.
+    TooLarge,
+    /// The system said no.
+    Io(std::io::Error),
+}
+
+/// Reads at most `limit` bytes of `path`; one byte more is an error.
+fn read_bounded(path: &Path, limit: usize) -> Result<Vec<u8>, Unread> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(Unread::Io)?;
+    let mut bytes = Vec::new();
+    file.take(limit as u64 + 1).read_to_end(&mut bytes).map_err(Unread::Io)?;
+    if bytes.len() > limit { Err(Unread::TooLarge) } else { Ok(bytes) }
 }
 
 /// Parses the text of file `id` as one register-language document.

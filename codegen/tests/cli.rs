@@ -161,3 +161,27 @@ fn long_extends_chain_is_a_located_error_not_a_stack_overflow() {
     assert!(err.contains(&first) && err.contains("`extends` chain too deep"), "{err}");
     assert_eq!(err.matches("error[").count() + err.matches("error:").count(), 2, "{err}");
 }
+
+#[test]
+fn check_stops_reading_an_endless_input() {
+    // Run under a 1 GiB address-space limit so a reader that does not stop fails quickly here
+    // instead of filling the machine's memory.
+    let out = Command::new("sh")
+        .args(["-c", "ulimit -v 1048576 && exec \"$0\" check /dev/zero", env!("CARGO_BIN_EXE_ddgen")])
+        .output()
+        .expect("run ddgen under sh");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("/dev/zero holds more than 4194304 bytes"), "{err}");
+}
+
+#[test]
+fn check_refuses_a_file_over_the_limit() {
+    let dir = temp_dir("big");
+    let big = dir.join("big.yaml");
+    std::fs::File::create(&big).unwrap().set_len(5 << 20).unwrap();
+    let (code, _, err) = ddgen(&["check", big.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("big.yaml holds more than 4194304 bytes"), "{err}");
+}
