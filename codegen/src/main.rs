@@ -117,7 +117,7 @@ fn run(cmd: Command) -> Result<(), ExitCode> {
             let files = files_or_bundled(files).map_err(usage)?;
             let p = load(&files)?;
             print_warnings(&p);
-            let code = ddgen::generate(&p).file();
+            let code = generated(&p)?.file();
             match out {
                 Some(path) => {
                     std::fs::write(&path, code).map_err(|e| usage(format!("cannot write {}: {e}", path.display())))?
@@ -157,11 +157,19 @@ fn run(cmd: Command) -> Result<(), ExitCode> {
             let files = files_or_bundled(files).map_err(usage)?;
             let p = load(&files)?;
             print_warnings(&p);
-            let g = ddgen::generate(&p);
+            let g = generated(&p)?;
             summary(&p, &g);
             Ok(())
         }
     }
+}
+
+/// Generates the project's Rust; output that does not parse is an error, never written.
+fn generated(p: &Project) -> Result<ddgen::Generated, ExitCode> {
+    ddgen::generate(p).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(1)
+    })
 }
 
 fn summary(p: &Project, g: &ddgen::Generated) {

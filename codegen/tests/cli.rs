@@ -126,7 +126,7 @@ fn readme_example_is_complete_and_valid() {
     let example = &readme[start..end];
     let p = ddgen::load_texts(&[("regs/README.md", example)]).unwrap_or_else(|r| panic!("README example:\n{r}"));
     assert_eq!(p.socs().count(), 1);
-    assert!(ddgen::generate(&p).file().contains("pub mod mt9999"));
+    assert!(ddgen::generate(&p).expect("generates").file().contains("pub mod mt9999"));
 }
 
 /// A fresh temporary directory for one test.
