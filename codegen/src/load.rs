@@ -74,6 +74,21 @@ pub fn parse(sources: &Sources, id: FileId) -> Result<ast::File, Diagnostic> {
 }
 
 fn to_diagnostic(id: FileId, text: &str, e: &serde_saphyr::Error) -> Diagnostic {
+    if let serde_saphyr::Error::Budget { breach, .. } = e.without_snippet() {
+        // The parser's own text for this is its Debug output (`Nodes { nodes: 250001 }`).
+        let span = match e.location() {
+            Some(loc) if loc.line() > 0 => Span::from_location(id, &loc),
+            _ => Span::file_only(id),
+        };
+        return Diagnostic::error(
+            span,
+            format!(
+                "register map too large or too complex: {}, more than the YAML parser allows",
+                budget_words(breach)
+            ),
+        )
+        .note("the YAML parser stops at limits that keep runaway input from exhausting memory");
+    }
     let message = e.without_snippet().to_string();
     // The parser's message ends with its own "at line X column Y"; our span carries that.
     let message = match message.find(" at line ") {
@@ -102,6 +117,40 @@ fn to_diagnostic(id: FileId, text: &str, e: &serde_saphyr::Error) -> Diagnostic 
         d = d.note(hint);
     }
     d
+}
+
+/// What tripped one of the YAML parser's limits, in words.
+fn budget_words(breach: &serde_saphyr::budget::BudgetBreach) -> String {
+    use serde_saphyr::budget::BudgetBreach as B;
+    match breach {
+        B::Events { events } => format!("{events} parser events (values, keys and brackets)"),
+        B::Aliases { aliases } => format!("{aliases} uses of aliases (`*name`)"),
+        B::Anchors { anchors } => format!("{anchors} anchors (`&name`)"),
+        B::Depth { depth } => format!("lists and mappings nested {depth} deep"),
+        B::InclusionDepth { depth } => format!("includes nested {depth} deep"),
+        B::Documents { documents } => format!("{documents} YAML documents in one file (a map is one)"),
+        B::Nodes { nodes } => format!("{nodes} values, lists and mappings"),
+        B::ScalarBytes { total_scalar_bytes } => format!("{total_scalar_bytes} bytes of text in values"),
+        B::MergeKeys { merge_keys } => format!("{merge_keys} merge keys (`<<`)"),
+        B::AliasAnchorRatio { aliases, anchors } => {
+            format!("{aliases} uses of aliases for {anchors} anchors (aliases would multiply the document)")
+        }
+        B::SequenceUnbalanced => "a list or mapping is closed that was never opened".to_string(),
+        B::InputBytes { input_bytes } => format!("{input_bytes} bytes of input"),
+        B::RecordedAnchorEvents { recorded_anchor_events } => {
+            format!("aliases that would copy {recorded_anchor_events} parser events")
+        }
+        B::RecordedAnchorBytes { recorded_anchor_bytes } => {
+            format!("aliases that would copy {recorded_anchor_bytes} bytes")
+        }
+        B::PropertyExpansionDepth { depth, max_depth } => {
+            format!("properties expanded {depth} deep (at most {max_depth})")
+        }
+        B::PropertyInterpolationWork { work, max_work } => {
+            format!("property interpolation work of {work} (at most {max_work})")
+        }
+        _ => "a limit of the YAML parser was reached".to_string(),
+    }
 }
 
 /// Keys known anywhere in the language, for "did you mean" on unknown keys.

@@ -582,3 +582,13 @@ fn names_that_shadow_generated_items_are_rejected() {
     let t = ddgen::load_texts(&[("mt9999.yaml", &text)]).expect_err("to_le_bytes").render();
     assert!(t.contains("descriptor field name `to_le_bytes` collides with a generated method"), "{t}");
 }
+
+#[test]
+fn yaml_parser_limit_is_reported_in_words() {
+    // 200,000 spaces of two nodes each: more nodes than the YAML parser accepts, under 4 MiB.
+    let spaces: String = (0..200_000).map(|i| format!("s{i}: {{}}, ")).collect();
+    let text = format!("name: x\nspaces: {{{spaces}}}\n");
+    let t = ddgen::load_texts(&[("x.yaml", &text)]).expect_err("too many nodes").render();
+    assert!(t.contains("register map too large or too complex: ") && t.contains("values, lists and mappings"), "{t}");
+    assert!(!t.contains("Nodes {") && !t.contains("budget breached"), "{t}");
+}
