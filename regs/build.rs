@@ -29,8 +29,15 @@ fn main() {
             return;
         }
     };
+    let generated = match ddgen::generate(&project) {
+        Ok(g) => g,
+        Err(e) => {
+            println!("cargo::error={e}");
+            return;
+        }
+    };
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("fe_regs.rs");
-    if let Err(e) = std::fs::write(&out, ddgen::generate(&project).file()) {
+    if let Err(e) = std::fs::write(&out, generated.file()) {
         println!("cargo::error=cannot write {}: {e}", out.display());
     }
 }

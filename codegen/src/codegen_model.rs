@@ -1,7 +1,7 @@
 //! The union of all concrete SoCs: one entry per space, block and register name, with the
 //! SoCs each is present on. The generator emits shared types from it.
 
-use crate::model::{Map, Register};
+use crate::model::{Field, Map, Register};
 
 /// Whether a register is one register or an array (counts are per-SoC data).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,6 +144,16 @@ pub fn union<'m>(socs: &[&'m Map]) -> Vec<USpace<'m>> {
     }
     spaces
 }
+
+/// Whether the generated enum of `f` has the `Other(raw)` variant: its names do not cover every
+/// value of the field.
+pub fn enum_has_other(f: &Field) -> bool {
+    let width = f.bits.value.width;
+    !(width <= 16 && f.values.len() as u64 == 1u64 << width)
+}
+
+/// The name of the variant that keeps values an enum does not name.
+pub const OTHER_VARIANT: &str = "Other";
 
 /// `pdma_glo_cfg` -> `PdmaGloCfg`.
 pub fn camel(s: &str) -> String {

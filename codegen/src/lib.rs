@@ -19,7 +19,7 @@ pub mod resolve;
 pub mod source;
 pub mod validate;
 
-pub use emit::{Generated, generate};
+pub use emit::{Generated, InvalidRust, generate};
 pub use source::{Diagnostic, Report, Severity, Sources, Span};
 
 use model::Map;

@@ -7,9 +7,12 @@ use std::path::Path;
 /// Largest file accepted; register maps are a few tens of KiB.
 const MAX_FILE_BYTES: usize = 4 << 20;
 
-/// Reads `path` into `sources`; a missing or unreadable file becomes a diagnostic.
+/// Reads `path` into `sources`; a missing, unreadable or oversized file becomes a diagnostic.
+///
+/// At most `MAX_FILE_BYTES` + 1 bytes are read, so an endless input (`/dev/zero`, a pipe that
+/// never closes its write end early) or a huge file is refused without filling memory.
 pub fn read_file(sources: &mut Sources, path: &Path) -> Result<FileId, Diagnostic> {
-    match std::fs::read(path) {
+    match read_bounded(path, MAX_FILE_BYTES) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => Ok(sources.add(path, text)),
             Err(e) => {
@@ -24,11 +27,38 @@ pub fn read_file(sources: &mut Sources, path: &Path) -> Result<FileId, Diagnosti
                 ))
             }
         },
-        Err(e) => {
+        Err(Unread::TooLarge) => {
+            let id = sources.add(path, String::new());
+            Err(Diagnostic::error(
+                Span::file_only(id),
+                format!(
+                    "{} holds more than {MAX_FILE_BYTES} bytes (4 MiB), the limit for a register map; reading stopped there",
+                    path.display()
+                ),
+            ))
+        }
+        Err(Unread::Io(e)) => {
             let id = sources.add(path, String::new());
             Err(Diagnostic::error(Span::file_only(id), format!("cannot read {}: {e}", path.display())))
         }
     }
+}
+
+/// Why a file was not read.
+enum Unread {
+    /// It holds more than the limit.
+    TooLarge,
+    /// The system said no.
+    Io(std::io::Error),
+}
+
+/// Reads at most `limit` bytes of `path`; one byte more is an error.
+fn read_bounded(path: &Path, limit: usize) -> Result<Vec<u8>, Unread> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(Unread::Io)?;
+    let mut bytes = Vec::new();
+    file.take(limit as u64 + 1).read_to_end(&mut bytes).map_err(Unread::Io)?;
+    if bytes.len() > limit { Err(Unread::TooLarge) } else { Ok(bytes) }
 }
 
 /// Parses the text of file `id` as one register-language document.
@@ -44,6 +74,21 @@ pub fn parse(sources: &Sources, id: FileId) -> Result<ast::File, Diagnostic> {
 }
 
 fn to_diagnostic(id: FileId, text: &str, e: &serde_saphyr::Error) -> Diagnostic {
+    if let serde_saphyr::Error::Budget { breach, .. } = e.without_snippet() {
+        // The parser's own text for this is its Debug output (`Nodes { nodes: 250001 }`).
+        let span = match e.location() {
+            Some(loc) if loc.line() > 0 => Span::from_location(id, &loc),
+            _ => Span::file_only(id),
+        };
+        return Diagnostic::error(
+            span,
+            format!(
+                "register map too large or too complex: {}, more than the YAML parser allows",
+                budget_words(breach)
+            ),
+        )
+        .note("the YAML parser stops at limits that keep runaway input from exhausting memory");
+    }
     let message = e.without_snippet().to_string();
     // The parser's message ends with its own "at line X column Y"; our span carries that.
     let message = match message.find(" at line ") {
@@ -72,6 +117,40 @@ fn to_diagnostic(id: FileId, text: &str, e: &serde_saphyr::Error) -> Diagnostic 
         d = d.note(hint);
     }
     d
+}
+
+/// What tripped one of the YAML parser's limits, in words.
+fn budget_words(breach: &serde_saphyr::budget::BudgetBreach) -> String {
+    use serde_saphyr::budget::BudgetBreach as B;
+    match breach {
+        B::Events { events } => format!("{events} parser events (values, keys and brackets)"),
+        B::Aliases { aliases } => format!("{aliases} uses of aliases (`*name`)"),
+        B::Anchors { anchors } => format!("{anchors} anchors (`&name`)"),
+        B::Depth { depth } => format!("lists and mappings nested {depth} deep"),
+        B::InclusionDepth { depth } => format!("includes nested {depth} deep"),
+        B::Documents { documents } => format!("{documents} YAML documents in one file (a map is one)"),
+        B::Nodes { nodes } => format!("{nodes} values, lists and mappings"),
+        B::ScalarBytes { total_scalar_bytes } => format!("{total_scalar_bytes} bytes of text in values"),
+        B::MergeKeys { merge_keys } => format!("{merge_keys} merge keys (`<<`)"),
+        B::AliasAnchorRatio { aliases, anchors } => {
+            format!("{aliases} uses of aliases for {anchors} anchors (aliases would multiply the document)")
+        }
+        B::SequenceUnbalanced => "a list or mapping is closed that was never opened".to_string(),
+        B::InputBytes { input_bytes } => format!("{input_bytes} bytes of input"),
+        B::RecordedAnchorEvents { recorded_anchor_events } => {
+            format!("aliases that would copy {recorded_anchor_events} parser events")
+        }
+        B::RecordedAnchorBytes { recorded_anchor_bytes } => {
+            format!("aliases that would copy {recorded_anchor_bytes} bytes")
+        }
+        B::PropertyExpansionDepth { depth, max_depth } => {
+            format!("properties expanded {depth} deep (at most {max_depth})")
+        }
+        B::PropertyInterpolationWork { work, max_work } => {
+            format!("property interpolation work of {work} (at most {max_work})")
+        }
+        _ => "a limit of the YAML parser was reached".to_string(),
+    }
 }
 
 /// Keys known anywhere in the language, for "did you mean" on unknown keys.

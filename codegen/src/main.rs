@@ -3,7 +3,7 @@
 use clap::{Parser, Subcommand};
 use ddgen::caps::IrqLayout;
 use ddgen::{Project, Report};
-use std::io::{IsTerminal, Write};
+use std::io::{ErrorKind, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -95,6 +95,36 @@ fn main() -> ExitCode {
     }
 }
 
+/// Writes `text` to standard output and flushes it. A reader that closed the pipe
+/// (`ddgen dump --json mt7986 | head`) ends the run quietly with success; any other write error
+/// (a full disk behind `> file`) ends it with an error, so a truncated output never exits 0.
+fn print_out(text: &str) -> Result<(), ExitCode> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == ErrorKind::BrokenPipe => Err(ExitCode::SUCCESS),
+        Err(e) => {
+            eprintln!("error: cannot write to standard output: {e}");
+            Err(ExitCode::from(1))
+        }
+    }
+}
+
+/// Writes `text` to `path` through a temporary file in the same directory, renamed over `path`
+/// only once everything is written and synced: a failed run leaves `path` as it was.
+fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().ok_or_else(|| format!("{} is not a file name", path.display()))?;
+    let tmp = dir.join(format!(".{}.ddgen-{}.tmp", name.to_string_lossy(), std::process::id()));
+    let written = std::fs::File::create_new(&tmp)
+        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()))
+        .and_then(|()| std::fs::rename(&tmp, path));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("cannot write {}: {e} (left unchanged)", path.display())
+    })
+}
+
 fn usage(msg: String) -> ExitCode {
     eprintln!("error: {msg}");
     ExitCode::from(2)
@@ -110,23 +140,25 @@ fn run(cmd: Command) -> Result<(), ExitCode> {
                 eprintln!("error: {} warning(s) denied by --deny-warnings", p.warnings.len());
                 return Err(ExitCode::from(1));
             }
-            println!("ok: {} map(s), {} SoC(s), {} warning(s)", p.maps.len(), p.socs().count(), p.warnings.len());
-            Ok(())
+            print_out(&format!(
+                "ok: {} map(s), {} SoC(s), {} warning(s)\n",
+                p.maps.len(),
+                p.socs().count(),
+                p.warnings.len()
+            ))
         }
         Command::Gen { files, out } => {
             let files = files_or_bundled(files).map_err(usage)?;
             let p = load(&files)?;
             print_warnings(&p);
-            let code = ddgen::generate(&p).file();
+            let code = generated(&p)?.file();
             match out {
-                Some(path) => {
-                    std::fs::write(&path, code).map_err(|e| usage(format!("cannot write {}: {e}", path.display())))?
-                }
-                None => {
-                    let _ = std::io::stdout().write_all(code.as_bytes());
-                }
+                Some(path) => write_file(&path, &code).map_err(|e| {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }),
+                None => print_out(&code),
             }
-            Ok(())
         }
         Command::Dump { json: _, soc_or_file } => {
             let path = Path::new(&soc_or_file);
@@ -150,29 +182,40 @@ fn run(cmd: Command) -> Result<(), ExitCode> {
                 return Err(usage(format!("no map named `{soc_or_file}`; known maps: {}", names.join(", "))));
             };
             let v = ddgen::dump::to_json(m, c.as_ref());
-            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-            Ok(())
+            let json = serde_json::to_string_pretty(&v).map_err(|e| {
+                eprintln!("error: cannot print the map as JSON: {e}");
+                ExitCode::from(1)
+            })?;
+            print_out(&format!("{json}\n"))
         }
         Command::Summary { files } => {
             let files = files_or_bundled(files).map_err(usage)?;
             let p = load(&files)?;
             print_warnings(&p);
-            let g = ddgen::generate(&p);
-            summary(&p, &g);
-            Ok(())
+            let g = generated(&p)?;
+            print_out(&summary(&p, &g))
         }
     }
 }
 
-fn summary(p: &Project, g: &ddgen::Generated) {
-    println!(
-        "ddgen: {} register map(s) checked, {} SoC(s) generated ({} lines of Rust)\n",
+/// Generates the project's Rust; output that does not parse is an error, never written.
+fn generated(p: &Project) -> Result<ddgen::Generated, ExitCode> {
+    ddgen::generate(p).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(1)
+    })
+}
+
+/// The summary table the default command prints.
+fn summary(p: &Project, g: &ddgen::Generated) -> String {
+    let mut out = format!(
+        "ddgen: {} register map(s) checked, {} SoC(s) generated ({} lines of Rust)\n\n",
         p.maps.len(),
         p.socs().count(),
         g.lines()
     );
-    println!(
-        "{:<8} {:<22} {:>5} {:>6} {:<7} {:<7} {:<16} {:>3} {:<24} {:<12} {:<14}",
+    out += &format!(
+        "{:<8} {:<22} {:>5} {:>6} {:<7} {:<7} {:<16} {:>3} {:<24} {:<12} {:<14}\n",
         "SoC", "compatible", "regs", "fields", "tx desc", "rx desc", "rx csum mask", "txq", "hw lro", "irq", "rings"
     );
     for (m, c) in p.socs() {
@@ -189,8 +232,8 @@ fn summary(p: &Project, g: &ddgen::Generated) {
         };
         let rings = c.sram.map_or("dram".to_string(), |o| format!("sram@{o:#x}"));
         let compat = m.compatible.first().map(|c| c.value.as_str()).unwrap_or("");
-        println!(
-            "{:<8} {:<22} {:>5} {:>6} {:<7} {:<7} {:<16} {:>3} {:<24} {:<12} {:<14}",
+        out += &format!(
+            "{:<8} {:<22} {:>5} {:>6} {:<7} {:<7} {:<16} {:>3} {:<24} {:<12} {:<14}\n",
             m.name.value,
             compat,
             regs,
@@ -205,7 +248,8 @@ fn summary(p: &Project, g: &ddgen::Generated) {
         );
     }
     for (name, code) in &g.socs {
-        println!("  module fe_regs::{name}: {} lines", code.lines().count());
+        out += &format!("  module fe_regs::{name}: {} lines\n", code.lines().count());
     }
-    println!("  shared types and maps: {} lines", g.shared.lines().count());
+    out += &format!("  shared types and maps: {} lines\n", g.shared.lines().count());
+    out
 }

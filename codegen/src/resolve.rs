@@ -47,31 +47,45 @@ pub fn resolve_all(files: &[(FileId, ast::File)], some_failed_to_parse: bool) ->
         if by_name.get(files[i].1.name.value.as_str()) != Some(&i) {
             continue;
         }
-        let mut stack = Vec::new();
-        if let Some(m) = resolve_one(i, files, &by_name, some_failed_to_parse, &mut done, &mut stack, &mut diags) {
+        if let Some(m) = resolve_one(i, files, &by_name, some_failed_to_parse, &mut done, &mut diags) {
             out.push(m);
         }
     }
     (out, diags)
 }
 
+/// How many `extends` levels a map may sit below the map its chain starts from. The bundled maps
+/// use one; the limit keeps a long chain (each level copies its base) from costing quadratic
+/// memory, and names the map where a chain gets too long instead of failing somewhere deep.
+pub const MAX_EXTENDS_DEPTH: usize = 32;
+
+/// Resolves map `i` and every map its `extends` chain passes through, without recursion: the
+/// chain is walked down to a map already resolved (or one without `extends`), then overlaid from
+/// the bottom up, so a chain of any length costs no stack.
 fn resolve_one(
     i: usize,
     files: &[(FileId, ast::File)],
     by_name: &HashMap<&str, usize>,
     some_failed_to_parse: bool,
     done: &mut HashMap<usize, Option<Map>>,
-    stack: &mut Vec<usize>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Map> {
-    if let Some(m) = done.get(&i) {
-        return m.clone();
-    }
-    let (fid, file) = &files[i];
-    stack.push(i);
-    let base = match &file.extends {
-        None => None,
-        Some(ext) => match by_name.get(ext.value.as_str()) {
+    // The maps still to resolve, `i` first; each extends the next.
+    let mut chain: Vec<usize> = Vec::new();
+    let mut on_chain: HashMap<usize, usize> = HashMap::new();
+    let mut cur = i;
+    // The resolved base of the last map on the chain (`None`: it extends nothing); `Err` when
+    // the chain cannot resolve (already reported).
+    let bottom: Result<Option<Map>, ()> = loop {
+        if let Some(m) = done.get(&cur) {
+            // `cur` was resolved earlier: it is the base of the chain (or its failure).
+            break m.clone().map(Some).ok_or(());
+        }
+        on_chain.insert(cur, chain.len());
+        chain.push(cur);
+        let (fid, file) = &files[cur];
+        let Some(ext) = &file.extends else { break Ok(None) };
+        match by_name.get(ext.value.as_str()) {
             None => {
                 let mut d = Diagnostic::error(
                     sp(*fid, ext).span,
@@ -88,38 +102,62 @@ fn resolve_one(
                     d.note("every map that is extended must be passed in the same run")
                 };
                 diags.push(d);
-                stack.pop();
-                done.insert(i, None);
-                return None;
+                break Err(());
             }
-            Some(&j) if stack.contains(&j) => {
-                let pos = stack.iter().position(|&x| x == j).unwrap_or(0);
-                let chain: Vec<&str> =
-                    stack[pos..].iter().map(|&k| files[k].1.name.value.as_str()).chain([ext.value.as_str()]).collect();
-                diags.push(
-                    Diagnostic::error(sp(*fid, ext).span, format!("cyclic `extends`: {}", chain.join(" -> ")))
-                        .label("this closes the cycle"),
-                );
-                stack.pop();
-                done.insert(i, None);
-                return None;
-            }
-            Some(&j) => match resolve_one(j, files, by_name, some_failed_to_parse, done, stack, diags) {
-                Some(m) => Some(m),
-                None => {
-                    stack.pop();
-                    done.insert(i, None);
-                    return None;
+            Some(&j) => {
+                if let Some(&pos) = on_chain.get(&j) {
+                    let names: Vec<&str> = chain[pos..]
+                        .iter()
+                        .map(|&k| files[k].1.name.value.as_str())
+                        .chain([ext.value.as_str()])
+                        .collect();
+                    diags.push(
+                        Diagnostic::error(sp(*fid, ext).span, format!("cyclic `extends`: {}", names.join(" -> ")))
+                            .label("this closes the cycle"),
+                    );
+                    break Err(());
                 }
-            },
-        },
+                cur = j;
+            }
+        }
     };
-    stack.pop();
-    let before = diags.len();
-    let map = overlay(*fid, file, base, diags);
-    let result = (diags.len() == before).then_some(map);
-    done.insert(i, result.clone());
-    result
+    // Overlay from the bottom of the chain up; a failure fails every map above it, silently
+    // (the reason was reported once, where it is).
+    let mut base = bottom;
+    for &k in chain.iter().rev() {
+        let (fid, file) = &files[k];
+        let result = match base {
+            Err(()) => None,
+            Ok(b) => {
+                let depth = b.as_ref().map_or(0, |b| b.ancestors.len() + 1);
+                match (&file.extends, b) {
+                    (Some(ext), Some(b)) if depth > MAX_EXTENDS_DEPTH => {
+                        let root = b.ancestors.last().unwrap_or(&b.name.value);
+                        diags.push(
+                            Diagnostic::error(
+                                sp(*fid, ext).span,
+                                format!(
+                                    "`extends` chain too deep: `{}` would be {depth} levels below `{root}`, more than the {MAX_EXTENDS_DEPTH} allowed",
+                                    file.name.value
+                                ),
+                            )
+                            .label(format!("level {depth}"))
+                            .note("help: let this map extend one nearer the root of the chain"),
+                        );
+                        None
+                    }
+                    (_, b) => {
+                        let before = diags.len();
+                        let map = overlay(*fid, file, b, diags);
+                        (diags.len() == before).then_some(map)
+                    }
+                }
+            }
+        };
+        done.insert(k, result.clone());
+        base = result.map(Some).ok_or(());
+    }
+    base.ok().flatten()
 }
 
 /// Suggests the closest of `names` to `wanted`, if close enough.

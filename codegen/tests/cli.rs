@@ -1,5 +1,6 @@
 //! The `ddgen` command line: exit codes, messages and the JSON dump format.
 
+use std::path::Path;
 use std::process::Command;
 
 fn ddgen(args: &[&str]) -> (i32, String, String) {
@@ -126,5 +127,142 @@ fn readme_example_is_complete_and_valid() {
     let example = &readme[start..end];
     let p = ddgen::load_texts(&[("regs/README.md", example)]).unwrap_or_else(|r| panic!("README example:\n{r}"));
     assert_eq!(p.socs().count(), 1);
-    assert!(ddgen::generate(&p).file().contains("pub mod mt9999"));
+    assert!(ddgen::generate(&p).expect("generates").file().contains("pub mod mt9999"));
+}
+
+/// A fresh temporary directory for one test.
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ddgen-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn long_extends_chain_is_a_located_error_not_a_stack_overflow() {
+    // m0000 extends m0001 extends ... m2999: the first file loaded is the deepest map, so a
+    // recursive resolver would go 3,000 calls deep.
+    let dir = temp_dir("chain");
+    let n = 3000;
+    let mut files = Vec::new();
+    for i in 0..n {
+        let path = dir.join(format!("m{i:04}.yaml"));
+        let extends = if i + 1 < n { format!("extends: m{:04}\n", i + 1) } else { String::new() };
+        std::fs::write(&path, format!("name: m{i:04}\nabstract: true\n{extends}")).unwrap();
+        files.push(path.to_str().unwrap().to_string());
+    }
+    let mut args = vec!["check"];
+    args.extend(files.iter().map(String::as_str));
+    let (code, _, err) = ddgen(&args);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 1, "{err}");
+    // The first map too deep is named with its file and line, once.
+    let depth = ddgen::resolve::MAX_EXTENDS_DEPTH;
+    let first = format!("m{:04}.yaml:3:10", n - 2 - depth);
+    assert!(err.contains(&first) && err.contains("`extends` chain too deep"), "{err}");
+    assert_eq!(err.matches("error[").count() + err.matches("error:").count(), 2, "{err}");
+}
+
+#[test]
+fn check_stops_reading_an_endless_input() {
+    // Run under a 1 GiB address-space limit so a reader that does not stop fails quickly here
+    // instead of filling the machine's memory.
+    let out = Command::new("sh")
+        .args(["-c", "ulimit -v 1048576 && exec \"$0\" check /dev/zero", env!("CARGO_BIN_EXE_ddgen")])
+        .output()
+        .expect("run ddgen under sh");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("/dev/zero holds more than 4194304 bytes"), "{err}");
+}
+
+#[test]
+fn check_refuses_a_file_over_the_limit() {
+    let dir = temp_dir("big");
+    let big = dir.join("big.yaml");
+    std::fs::File::create(&big).unwrap().set_len(5 << 20).unwrap();
+    let (code, _, err) = ddgen(&["check", big.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("big.yaml holds more than 4194304 bytes"), "{err}");
+}
+
+/// Runs `ddgen ARGS` with standard output going to `stdout`; returns (exit code, stderr).
+fn ddgen_to(args: &[&str], stdout: std::process::Stdio) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ddgen")).args(args).stdout(stdout).output().expect("run ddgen");
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn gen_to_a_full_disk_fails() {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+    let (code, err) = ddgen_to(&["gen"], full.into());
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("cannot write to standard output") && err.contains("No space left"), "{err}");
+}
+
+/// Runs `ddgen ARGS` in `dir` with files limited to 8 KiB (`ulimit -f 16`) and SIGXFSZ ignored,
+/// so a write past the limit fails with EFBIG like a write to a full disk.
+fn ddgen_small_disk(dir: &Path, args: &str) -> (Option<i32>, String) {
+    let script = format!("trap '' XFSZ; ulimit -f 16 && exec \"$0\" {args}");
+    let out = Command::new("sh")
+        .args(["-c", &script, env!("CARGO_BIN_EXE_ddgen")])
+        .current_dir(dir)
+        .output()
+        .expect("run ddgen under sh");
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn gen_redirected_to_a_file_that_cannot_grow_fails() {
+    let dir = temp_dir("gen-stdout");
+    let (code, err) = ddgen_small_disk(&dir, "gen > out.rs");
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("cannot write to standard output"), "{err}");
+}
+
+#[test]
+fn gen_output_file_is_left_unchanged_when_writing_fails() {
+    let dir = temp_dir("gen-out");
+    std::fs::write(dir.join("out.rs"), "// the previous output\n").unwrap();
+    let (code, err) = ddgen_small_disk(&dir, "gen -o out.rs");
+    let kept = std::fs::read_to_string(dir.join("out.rs")).unwrap();
+    let names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("cannot write out.rs") && err.contains("left unchanged"), "{err}");
+    assert_eq!(kept, "// the previous output\n", "a failed run replaced the output");
+    assert_eq!(names, ["out.rs"], "the temporary file was left behind");
+}
+
+#[test]
+fn gen_output_file_replaces_the_old_one() {
+    let dir = temp_dir("gen-replace");
+    let path = dir.join("out.rs");
+    std::fs::write(&path, "// the previous output\n").unwrap();
+    let (code, _, err) = ddgen(&["gen", "-o", path.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let count = std::fs::read_dir(&dir).unwrap().count();
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 0, "{err}");
+    assert!(text.starts_with("// @generated by ddgen"));
+    assert_eq!(count, 1, "only the output is left in its directory");
+}
+
+/// Runs `ddgen ARGS` writing into a pipe whose reading end is already closed.
+fn ddgen_to_closed_pipe(args: &[&str]) -> (Option<i32>, String) {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    ddgen_to(args, writer.into())
+}
+
+#[test]
+fn closed_pipe_ends_the_run_quietly() {
+    for args in [&["dump", "--json", "mt7986"][..], &["gen"], &["check"], &[]] {
+        let (code, err) = ddgen_to_closed_pipe(args);
+        assert_eq!(code, Some(0), "ddgen {args:?}: {err}");
+        assert!(!err.contains("panicked") && !err.contains("error"), "ddgen {args:?}: {err}");
+    }
 }

@@ -252,6 +252,10 @@ fn every_pass_has_a_case() {
         "register_has_fields",
         "reset_sets_write_only",
         "enum_incomplete",
+        "field_idents_unique",
+        "variant_idents_unique",
+        "idents_not_keywords",
+        "module_names_unique",
     ];
     for p in ddgen::validate::pass_names() {
         assert!(covered.contains(&p), "validation pass `{p}` has no bad-input case");
@@ -410,7 +414,7 @@ fn warnings_do_not_stop_generation() {
     let text = edit("enum: {dw4: 0, dw8: 1, dw16: 2, dw32: 3}", "enum: {dw4: 0}");
     let p = ddgen::load_texts(&[("mt9999.yaml", &text)]).unwrap_or_else(|r| panic!("{r}"));
     assert_eq!(p.warnings.len(), 1);
-    assert!(ddgen::generate(&p).file().contains("pub mod mt9999"));
+    assert!(ddgen::generate(&p).expect("generates").file().contains("pub mod mt9999"));
 }
 
 #[test]
@@ -442,4 +446,149 @@ fn duplicate_register_name() {
     let dup = "          glo_cfg:\n            offset: 0x300\n          glo_cfg:\n";
     let t = fails("duplicate_register_name", &[("mt9999.yaml", &edit("          glo_cfg:\n", dup))]);
     assert!(t.contains("mt9999.yaml:") && t.to_lowercase().contains("duplicate"), "{t}");
+}
+
+/// A chain of `levels` abstract maps below `m00`, each extending the one before.
+fn chain(levels: usize) -> Vec<(String, String)> {
+    (0..=levels)
+        .map(|i| {
+            let extends = if i == 0 { String::new() } else { format!("extends: m{:02}\n", i - 1) };
+            (format!("m{i:02}.yaml"), format!("name: m{i:02}\nabstract: true\n{extends}"))
+        })
+        .collect()
+}
+
+#[test]
+fn extends_chain_too_deep() {
+    let files = chain(ddgen::resolve::MAX_EXTENDS_DEPTH + 3);
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    let t = fails("extends_too_deep", &refs);
+    // Reported once, at the first map past the limit, not again for the maps below it.
+    assert_eq!(t.matches("error:").count(), 1, "{t}");
+    assert!(t.contains("chain too deep") && t.contains("m33.yaml:3:10"), "{t}");
+}
+
+#[test]
+fn extends_chain_at_the_limit_is_accepted() {
+    let files = chain(ddgen::resolve::MAX_EXTENDS_DEPTH);
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    let p = ddgen::load_texts(&refs).unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!(p.maps.len(), ddgen::resolve::MAX_EXTENDS_DEPTH + 1);
+}
+
+#[test]
+fn field_idents_collide() {
+    // `fn` is a keyword: it becomes `fn_`, the name of the other field.
+    let t = fails(
+        "field_idents_collide",
+        &[("mt9999.yaml", &edit("rx_dma_en: {bits: 2}", "fn: {bits: 2}\n              fn_: {bits: 3}"))],
+    );
+    assert!(t.contains("fields `fn` and `fn_` of register `pdma.glo_cfg` both become the Rust method `fn_`"), "{t}");
+    assert!(t.contains("mt9999.yaml:24:15"), "{t}");
+}
+
+#[test]
+fn descriptor_field_idents_collide() {
+    let text = edit(
+        "l4_valid: {word: 3, bits: 24}",
+        "l4_valid: {word: 3, bits: 24}\n      type: {word: 3, bits: 25}\n      type_: {word: 3, bits: 26}",
+    );
+    let r = ddgen::load_texts(&[("mt9999.yaml", &text)]).expect_err("`type` and `type_` collide");
+    let t = r.render();
+    assert!(t.contains("fields `type` and `type_` of descriptor `rx_v1` both become the Rust method `type_`"), "{t}");
+}
+
+#[test]
+fn variant_idents_collide() {
+    let t =
+        fails("variant_idents_collide", &[("mt9999.yaml", &edit("enum: {dw4: 0, dw8: 1,", "enum: {a__b: 0, a_b: 1,"))]);
+    assert!(
+        t.contains("values `a__b` and `a_b` of field `pdma.glo_cfg.dma_size` both become the Rust variant `AB`"),
+        "{t}"
+    );
+}
+
+#[test]
+fn value_named_other_collides_with_the_fallback_variant() {
+    // Three names for a 2-bit field: the enum gets `Other(u8)` for the fourth value.
+    let text = edit("enum: {dw4: 0, dw8: 1, dw16: 2, dw32: 3}", "enum: {dw4: 0, dw8: 1, other: 2}");
+    let t = ddgen::load_texts(&[("mt9999.yaml", &text)]).expect_err("`other` duplicates `Other`").render();
+    assert!(t.contains("value `other` of field `pdma.glo_cfg.dma_size` becomes the Rust variant `Other`"), "{t}");
+    // With every value named there is no fallback variant, and `other` is an ordinary name.
+    let text = edit("dw32: 3", "other: 3");
+    let p = ddgen::load_texts(&[("mt9999.yaml", &text)]).unwrap_or_else(|r| panic!("{r}"));
+    let code = ddgen::generate(&p).expect("generates").file();
+    assert!(code.contains("Other,"), "{code}");
+}
+
+#[test]
+fn enum_value_keyword() {
+    let t = fails("enum_value_keyword", &[("mt9999.yaml", &edit("enum: {dw4: 0,", "enum: {self: 0,"))]);
+    assert!(t.contains("enum value `self` becomes the Rust keyword `Self`"), "{t}");
+}
+
+#[test]
+fn descriptor_and_space_named_self_are_rejected() {
+    let desc = edit("  rx_v1:\n", "  self:\n").replacen("rx_descriptor: rx_v1", "rx_descriptor: self", 1);
+    let t = ddgen::load_texts(&[("mt9999.yaml", &desc)]).expect_err("descriptor `self`").render();
+    assert!(t.contains("descriptor `self` becomes the Rust keyword `Self`"), "{t}");
+    let space = edit("  ethsys:                          # a separate space: the ETHSYS syscon", "  self:").replacen(
+        "register: ethsys.sys.rstctrl",
+        "register: self.sys.rstctrl",
+        1,
+    );
+    let t = ddgen::load_texts(&[("mt9999.yaml", &space)]).expect_err("space `self`").render();
+    assert!(t.contains("space `self` becomes the Rust keyword `Self`"), "{t}");
+}
+
+#[test]
+fn keywords_that_can_be_escaped_generate_rust_that_parses() {
+    // Snake-case names get `_` after a keyword; CamelCase `Super` and `Crate` are not keywords.
+    let text = edit("enum: {dw4: 0, dw8: 1,", "enum: {super: 0, crate: 1,")
+        .replacen("rx_dma_en: {bits: 2}", "self: {bits: 2}", 1)
+        .replacen("tx_dma_en: {bits: 0", "crate: {bits: 0", 1);
+    let p = ddgen::load_texts(&[("mt9999.yaml", &text)]).unwrap_or_else(|r| panic!("{r}"));
+    let code = ddgen::generate(&p).expect("generated Rust parses").file();
+    assert!(code.contains("Super") && code.contains("fn self_(") && code.contains("fn set_crate_("), "{code}");
+}
+
+#[test]
+fn module_names_collide() {
+    let a = GOOD.replacen("name: mt9999", "name: mt_9999", 1);
+    let b = GOOD.replacen("name: mt9999", "name: mt-9999", 1).replacen("mt9999-eth", "mt9998-eth", 1);
+    let t = fails("module_names_collide", &[("mt_9999.yaml", &a), ("mt-9999.yaml", &b)]);
+    assert!(t.contains("SoCs `mt-9999` and `mt_9999` both become the Rust module `mt_9999`"), "{t}");
+}
+
+#[test]
+fn soc_named_like_a_crate_module_is_rejected() {
+    let text = GOOD.replacen("name: mt9999", "name: values", 1);
+    let t = ddgen::load_texts(&[("values.yaml", &text)]).expect_err("`values` is taken").render();
+    assert!(t.contains("SoC `values` becomes the Rust module `values`, a name the register crate uses"), "{t}");
+}
+
+#[test]
+fn names_that_shadow_generated_items_are_rejected() {
+    // `SocInfo` has a field per space beside `caps`; a SoC module a constant per space beside `INFO`.
+    for space in ["caps", "info"] {
+        let text =
+            edit("  ethsys:                          # a separate space: the ETHSYS syscon", &format!("  {space}:"))
+                .replacen("register: ethsys.sys.rstctrl", &format!("register: {space}.sys.rstctrl"), 1);
+        let t = ddgen::load_texts(&[("mt9999.yaml", &text)]).expect_err(space).render();
+        assert!(t.contains(&format!("space name `{space}` collides with a generated item")), "{t}");
+    }
+    // Descriptor types have `to_le_bytes` and `from_le_bytes`.
+    let text = edit("l4_valid: {word: 3, bits: 24}", "to_le_bytes: {word: 3, bits: 24}");
+    let t = ddgen::load_texts(&[("mt9999.yaml", &text)]).expect_err("to_le_bytes").render();
+    assert!(t.contains("descriptor field name `to_le_bytes` collides with a generated method"), "{t}");
+}
+
+#[test]
+fn yaml_parser_limit_is_reported_in_words() {
+    // 200,000 spaces of two nodes each: more nodes than the YAML parser accepts, under 4 MiB.
+    let spaces: String = (0..200_000).map(|i| format!("s{i}: {{}}, ")).collect();
+    let text = format!("name: x\nspaces: {{{spaces}}}\n");
+    let t = ddgen::load_texts(&[("x.yaml", &text)]).expect_err("too many nodes").render();
+    assert!(t.contains("register map too large or too complex: ") && t.contains("values, lists and mappings"), "{t}");
+    assert!(!t.contains("Nodes {") && !t.contains("budget breached"), "{t}");
 }

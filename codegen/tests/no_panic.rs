@@ -89,7 +89,10 @@ fn apply(text: &str, muts: &[Mutation]) -> String {
 fn run(files: &[(&str, &str)]) -> Result<(), TestCaseError> {
     match ddgen::load_texts(files) {
         Ok(p) => {
-            let code = ddgen::generate(&p).file();
+            let code = match ddgen::generate(&p) {
+                Ok(g) => g.file(),
+                Err(e) => return Err(TestCaseError::fail(format!("accepted input: {e}"))),
+            };
             prop_assert!(syn::parse_file(&code).is_ok(), "accepted input generated Rust that does not parse");
             for (m, c) in p.maps.iter().zip(&p.caps) {
                 let _ = ddgen::dump::to_json(m, c.as_ref());

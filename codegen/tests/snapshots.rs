@@ -25,7 +25,7 @@ fn settings() -> insta::Settings {
 #[test]
 fn generated_code_per_soc() {
     let p = bundled();
-    let g = ddgen::generate(&p);
+    let g = ddgen::generate(&p).expect("generates");
     assert!(
         g.socs.len() >= 3,
         "expected the three bundled SoCs, got {:?}",
@@ -52,14 +52,14 @@ fn json_dump_per_map() {
 
 #[test]
 fn generation_is_deterministic() {
-    let a = ddgen::generate(&bundled()).file();
-    let b = ddgen::generate(&bundled()).file();
+    let a = ddgen::generate(&bundled()).expect("generates").file();
+    let b = ddgen::generate(&bundled()).expect("generates").file();
     assert_eq!(a, b);
 }
 
 #[test]
 fn generated_file_parses_as_rust() {
-    let code = ddgen::generate(&bundled()).file();
+    let code = ddgen::generate(&bundled()).expect("generates").file();
     assert!(!code.contains("compile_error!"), "the emitter produced tokens that do not parse");
     syn::parse_file(&code).expect("generated code parses");
 }
@@ -68,7 +68,7 @@ fn generated_file_parses_as_rust() {
 fn reset_values_reach_both_the_typed_map_and_the_metadata() {
     let yaml = include_str!("fixtures/mini/mt9999.yaml").replacen("reset: 0x00000000", "reset: 0x00000004", 1);
     let p = ddgen::load_texts(&[("mt9999.yaml", &yaml)]).unwrap_or_else(|r| panic!("{r}"));
-    let code = ddgen::generate(&p).file();
+    let code = ddgen::generate(&p).expect("generates").file();
     assert!(code.contains("crate::values::PdmaGloCfg(0x00000004)"), "typed map carries the reset");
     let meta = code.find("name: \"pdma.glo_cfg\"").expect("metadata entry");
     assert!(code[meta..].split('}').next().unwrap().contains("reset: 0x00000004"), "metadata carries the reset");

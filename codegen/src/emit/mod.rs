@@ -40,11 +40,32 @@ impl Generated {
     }
 }
 
-/// Prints tokens as formatted Rust; a token stream that does not parse is a generator bug.
-pub(crate) fn pretty(tokens: TokenStream) -> String {
-    match syn::parse2::<syn::File>(tokens.clone()) {
-        Ok(file) => prettyplease::unparse(&file),
-        Err(e) => format!("compile_error!({:?});\n// ddgen emitted invalid Rust: {e}\n// {tokens}\n", e.to_string()),
+/// Generated code that does not parse as Rust: a generator bug, or a name validation let through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidRust {
+    /// Which part of the output (`shared items`, `module mt7621`).
+    pub part: String,
+    /// The parser's message.
+    pub error: String,
+}
+
+impl std::fmt::Display for InvalidRust {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the generated Rust for the {} does not parse ({}); this is a ddgen bug: please report it with the register maps",
+            self.part, self.error
+        )
+    }
+}
+
+impl std::error::Error for InvalidRust {}
+
+/// Prints tokens as formatted Rust; tokens that do not parse are an error naming `part`.
+pub(crate) fn pretty(tokens: TokenStream, part: &str) -> Result<String, InvalidRust> {
+    match syn::parse2::<syn::File>(tokens) {
+        Ok(file) => Ok(prettyplease::unparse(&file)),
+        Err(e) => Err(InvalidRust { part: part.to_string(), error: e.to_string() }),
     }
 }
 
@@ -87,8 +108,9 @@ fn escape_brackets(line: &str) -> String {
     out
 }
 
-/// Generates all code for the project's concrete SoCs.
-pub fn generate(project: &Project) -> Generated {
+/// Generates all code for the project's concrete SoCs; fails rather than return Rust that does
+/// not parse.
+pub fn generate(project: &Project) -> Result<Generated, InvalidRust> {
     let socs: Vec<_> = project.socs().collect();
     let maps: Vec<_> = socs.iter().map(|(m, _)| *m).collect();
     let spaces: Vec<USpace> = union(&maps);
@@ -113,12 +135,12 @@ pub fn generate(project: &Project) -> Generated {
         }
         #table
     };
-    let mut out = Generated { shared: pretty(shared), socs: Vec::new() };
+    let mut out = Generated { shared: pretty(shared, "shared items")?, socs: Vec::new() };
     for (m, caps) in &socs {
         let module = socs::emit_soc(m, caps, &spaces, &names);
-        out.socs.push((m.name.value.clone(), pretty(module)));
+        out.socs.push((m.name.value.clone(), pretty(module, &format!("module {}", m.name.value))?));
     }
-    out
+    Ok(out)
 }
 
 /// `name` as a Rust identifier.
@@ -129,4 +151,23 @@ pub(crate) fn ident(name: &str) -> proc_macro2::Ident {
 /// `name` as a Rust type identifier.
 pub(crate) fn type_ident(name: &str) -> proc_macro2::Ident {
     format_ident!("{}", crate::codegen_model::camel(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_that_do_not_parse_are_an_error_not_compile_error() {
+        // An enum variant named `Self`: what an enum value `self` would have generated.
+        let e = pretty(quote! { pub enum E { Self } }, "module mt9999").expect_err("does not parse");
+        assert_eq!(e.part, "module mt9999");
+        let text = e.to_string();
+        assert!(text.contains("module mt9999 does not parse") && !text.contains("compile_error"), "{text}");
+    }
+
+    #[test]
+    fn tokens_that_parse_are_printed() {
+        assert_eq!(pretty(quote! { pub struct S; }, "shared items").as_deref(), Ok("pub struct S;\n"));
+    }
 }

@@ -274,7 +274,7 @@ pub(crate) fn emit_enum(en: &Ident, f: &Field, width: u32) -> TokenStream {
         _ => int_type(width),
     };
     let is_bool = width == 1;
-    let total = width <= 16 && f.values.len() as u64 == 1u64 << width;
+    let total = !crate::codegen_model::enum_has_other(f);
     let mut variants = TokenStream::new();
     let mut from = TokenStream::new();
     let mut to = TokenStream::new();

@@ -6,9 +6,12 @@ mod descriptor_fields_fit;
 mod descriptors_disjoint;
 mod enum_incomplete;
 mod enum_values_unique;
+mod field_idents_unique;
 mod fields_disjoint;
 mod fields_fit;
+mod idents_not_keywords;
 mod layouts_shared;
+mod module_names_unique;
 mod names_valid;
 mod offsets_aligned;
 mod offsets_in_range;
@@ -19,6 +22,7 @@ mod reset_sets_write_only;
 mod soc_complete;
 mod type_names_unique;
 mod values_fit;
+mod variant_idents_unique;
 
 use crate::model::Map;
 use crate::source::{Diagnostic, Severity};
@@ -30,6 +34,9 @@ type MapPass = fn(&Map, &mut Vec<Diagnostic>);
 /// Rules on one map, in the order they run.
 const MAP_PASSES: &[(&str, MapPass)] = &[
     ("names_valid", names_valid::check),
+    ("field_idents_unique", field_idents_unique::check),
+    ("variant_idents_unique", variant_idents_unique::check),
+    ("idents_not_keywords", idents_not_keywords::check),
     ("offsets_aligned", offsets_aligned::check),
     ("offsets_in_range", offsets_in_range::check),
     ("arrays_valid", arrays_valid::check),
@@ -62,6 +69,7 @@ pub fn validate(maps: &[Map]) -> Vec<Diagnostic> {
     compatibles_unique::check(maps, &mut diags);
     layouts_shared::check(maps, &mut diags);
     type_names_unique::check(maps, &mut diags);
+    module_names_unique::check(maps, &mut diags);
     let mut seen = HashSet::new();
     diags.retain(|d| seen.insert((d.severity == Severity::Error, d.span, d.message.clone(), d.label.clone())));
     diags
@@ -69,5 +77,10 @@ pub fn validate(maps: &[Map]) -> Vec<Diagnostic> {
 
 /// Names of every pass, per-map ones first, then the cross-map ones (for documentation and tests).
 pub fn pass_names() -> impl Iterator<Item = &'static str> {
-    MAP_PASSES.iter().map(|(n, _)| *n).chain(["compatibles_unique", "layouts_shared", "type_names_unique"])
+    MAP_PASSES.iter().map(|(n, _)| *n).chain([
+        "compatibles_unique",
+        "layouts_shared",
+        "type_names_unique",
+        "module_names_unique",
+    ])
 }

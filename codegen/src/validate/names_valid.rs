@@ -1,5 +1,6 @@
 //! Rule: every name becomes a Rust identifier, so it must be lower-case `[a-z][a-z0-9_]*`
-//! (map names may also use `-`), and field names must not shadow the generated methods.
+//! (map names may also use `-`), and names must not shadow what the generator defines next to
+//! them: methods of value and descriptor types, fields of `SocInfo`, a SoC module's `INFO`.
 
 use crate::model::Map;
 use crate::source::{Diagnostic, Sp};
@@ -26,11 +27,24 @@ fn check_name(kind: &str, n: &Sp<String>, allow_dash: bool, diags: &mut Vec<Diag
 /// Methods every value type has; a field of that name would collide.
 const RESERVED_FIELDS: &[&str] = &["from_bits", "to_bits", "new", "words"];
 
+/// Methods every descriptor type has besides `RESERVED_FIELDS`.
+const RESERVED_DESCRIPTOR_FIELDS: &[&str] = &["to_le_bytes", "from_le_bytes"];
+
+/// `SocInfo` has a field per space next to these; a SoC module has a constant per space
+/// (upper case) next to `INFO`.
+const RESERVED_SPACES: &[&str] = &["name", "description", "compatible", "caps", "registers", "info"];
+
 /// Reports names that cannot become identifiers.
 pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
     check_name("map", &map.name, true, diags);
     for s in &map.spaces {
         check_name("space", &s.name, false, diags);
+        if RESERVED_SPACES.contains(&s.name.value.as_str()) {
+            diags.push(
+                Diagnostic::error(s.name.span, format!("space name `{}` collides with a generated item", s.name.value))
+                    .note(format!("reserved for spaces: {}", RESERVED_SPACES.join(", "))),
+            );
+        }
         for b in &s.blocks {
             check_name("block", &b.name, false, diags);
             for r in &b.registers {
@@ -56,7 +70,10 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
         for f in &d.fields {
             check_name("descriptor field", &f.name, false, diags);
             let n = f.name.value.as_str();
-            if RESERVED_FIELDS.contains(&n) || ["set_", "with_"].iter().any(|p| n.starts_with(p)) {
+            if RESERVED_FIELDS.contains(&n)
+                || RESERVED_DESCRIPTOR_FIELDS.contains(&n)
+                || ["set_", "with_"].iter().any(|p| n.starts_with(p))
+            {
                 diags.push(Diagnostic::error(
                     f.name.span,
                     format!("descriptor field name `{n}` collides with a generated method"),

@@ -80,9 +80,27 @@ pub fn compile(dts: &Path, extra_includes: &[PathBuf]) -> Result<Vec<u8>, String
     Ok(out.stdout)
 }
 
+/// Largest device tree (source or blob) accepted: board DTBs are tens of KiB, the largest
+/// upstream ones a few hundred.
+pub const MAX_DT_BYTES: usize = 4 << 20;
+
 /// Reads a DTB, or compiles a DTS (chosen by the `.dts`/`.dtsi` extension or the content).
+///
+/// At most [`MAX_DT_BYTES`] + 1 bytes are read, so an endless input (`/dev/zero`) or a huge file
+/// is refused without filling memory.
 pub fn load(path: &Path) -> Result<Vec<u8>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_DT_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if bytes.len() > MAX_DT_BYTES {
+        return Err(format!(
+            "{} holds more than {MAX_DT_BYTES} bytes (4 MiB), the limit for a device tree; reading stopped there",
+            path.display()
+        ));
+    }
     let is_source = path.extension().is_some_and(|e| e == "dts" || e == "dtsi")
         || bytes.starts_with(b"/dts-v1/")
         || bytes.starts_with(b"#include");

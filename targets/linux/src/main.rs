@@ -6,6 +6,31 @@ use std::process::ExitCode;
 
 mod coalesce;
 
+// Everything this file prints goes through `write_stdout`: these shadow std's `print!` and
+// `println!`, which panic when the reader has gone (`fe | head -1`) and whose errors at exit are
+// lost (`fe probe x.dts > /dev/full` would exit 0).
+macro_rules! print {
+    ($($arg:tt)*) => { write_stdout(format_args!($($arg)*)) };
+}
+macro_rules! println {
+    () => { write_stdout(format_args!("\n")) };
+    ($($arg:tt)*) => { write_stdout(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+/// Writes to standard output and flushes. A reader that closed the pipe ends the program
+/// quietly with success (it chose to stop reading); any other write error ends it with an error.
+fn write_stdout(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args).and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to standard output: {e}");
+        std::process::exit(1);
+    }
+}
+
 #[derive(Parser)]
 #[command(name = "fe", version, about = "MediaTek frame-engine driver core, hosted on Linux")]
 #[command(
