@@ -1,4 +1,4 @@
-//! The generated maps checked against literal values from `mtk-eth-facts.md` (Linux 6.12), not
+//! The generated maps checked against literal values from `docs/mtk-eth-facts.md` (Linux 6.12), not
 //! against anything the generator computed: offsets, field positions, descriptor layouts and
 //! capabilities for each SoC.
 

@@ -7,7 +7,7 @@
 //! Receive coalescing (`lro`) turns hardware LRO on or off in the engine (relinquishing its
 //! flows first, so nothing is lost) and decides what [`Eth::poll_coalesced`] does; it stays off
 //! while the interface forwards or bridges (the MediaTek driver's `fix_features` forced it back
-//! on and broke bridging: bug B6 of `lro-rules.md`).
+//! on and broke bridging: bug B6 of `docs/lro-rules.md`).
 
 use crate::eth::{Eth, EthError, Features, LroMode};
 use crate::platform::Platform;

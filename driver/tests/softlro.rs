@@ -1,4 +1,4 @@
-//! SoftLRO: one test per rule of the merged rule table (`lro-rules.md` section 2), the rewrite
+//! SoftLRO: one test per rule of the merged rule table (`docs/lro-rules.md` section 2), the rewrite
 //! on merge, the flow table, and a proptest over random interleavings of flows.
 
 mod softlro_support;

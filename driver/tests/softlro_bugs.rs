@@ -1,4 +1,4 @@
-//! One test per known bug of other coalescers (`lro-rules.md` section 4, B1-B11), showing that
+//! One test per known bug of other coalescers (`docs/lro-rules.md` section 4, B1-B11), showing that
 //! our SoftLRO does not have it.
 
 mod softlro_support;

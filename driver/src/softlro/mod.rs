@@ -5,7 +5,7 @@
 //! when they close (PSH, a short segment, full, a segment that cannot join, eviction) or at the
 //! latest at [`SoftLro::flush`], which the driver calls at the end of every poll. Every flow's
 //! bytes leave in the order they came. The merge rules are those of the merged rule table in
-//! `lro-rules.md` (one function per rule in `rules.rs`); an aggregate leaves with its segment
+//! `docs/lro-rules.md` (one function per rule in `rules.rs`); an aggregate leaves with its segment
 //! count and size, correct IP lengths, IPv4 header checksum and TCP checksum.
 //!
 //! ```

@@ -1,4 +1,4 @@
-//! The merge decision, one rule of the merged rule table (`lro-rules.md` section 2) per
+//! The merge decision, one rule of the merged rule table (`docs/lro-rules.md` section 2) per
 //! function. Frame rules say whether a segment may be merged at all; flow rules whether it may
 //! join the aggregate its flow holds; closing rules whether the aggregate ends after it.
 

@@ -371,3 +371,61 @@ fn gso_frames_and_partial_checksums_from_the_peer_reach_linux_as_valid_segments(
         });
     }
 }
+
+/// Every bundled board (dts/*.dts).
+fn boards() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(fe_linux::dtc::dts_dir())
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".dts"))
+        .collect();
+    v.sort();
+    assert!(!v.is_empty());
+    v
+}
+
+/// Linux turns LRO off on a device that starts forwarding (dev_disable_lro); the bridge does the
+/// same for coalescing when a forwarding sysctl of the namespace reads 1, refuses to turn it back
+/// on meanwhile, and restores the mode it had (soft, or hardware where the SoC has it) when
+/// forwarding stops. Files stand in for the sysctls.
+#[test]
+fn coalescing_is_off_while_the_namespace_forwards_and_comes_back_after() {
+    use fe_driver::LroMode;
+    use fe_linux::netdev::watch::Watch;
+    let dir = std::env::temp_dir().join(format!("fe-fwd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (v4, v6) = (dir.join("ip_forward"), dir.join("ipv6_forwarding"));
+    for board in boards() {
+        with_bridge(&board, |b, _| {
+            std::fs::write(&v4, "0\n").unwrap();
+            std::fs::write(&v6, "0\n").unwrap();
+            b.set_watch(
+                Watch::from_files(&[("net.ipv4.ip_forward", &v4), ("net.ipv6.conf.all.forwarding", &v6)]).unwrap(),
+            );
+            let mode = if b.eth.soc().caps.hw_lro.is_some() { LroMode::Hw } else { LroMode::Soft };
+            b.handle(Request::Lro(mode)).unwrap();
+            b.check_watch().unwrap();
+            assert_eq!(b.eth.features().lro, mode, "{board}: not forwarding, coalescing stays");
+            for (file, name) in [(&v4, "net.ipv4.ip_forward = 1"), (&v6, "net.ipv6.conf.all.forwarding = 1")] {
+                std::fs::write(file, "1\n").unwrap();
+                b.check_watch().unwrap();
+                assert_eq!(b.eth.features().lro, LroMode::Off, "{board}: {name}: coalescing off");
+                assert!(b.eth.forwarding(), "{board}");
+                let e = b.handle(Request::Lro(LroMode::Soft)).unwrap_err();
+                assert!(e.contains("stays off while the namespace forwards") && e.contains(name), "{board}: {e}");
+                b.handle(Request::RxCsum(false)).unwrap();
+                b.handle(Request::RxCsum(true)).unwrap();
+                let json: serde_json::Value =
+                    serde_json::from_str(&b.handle(Request::Stats { json: true }).unwrap()).unwrap();
+                assert_eq!(json["features"]["forwarding"], true, "{board}");
+                std::fs::write(file, "0\n").unwrap();
+                b.check_watch().unwrap();
+                assert_eq!(b.eth.features().lro, mode, "{board}: forwarding stopped, coalescing restored");
+                assert!(!b.eth.forwarding(), "{board}");
+            }
+            assert_eq!(b.loops.forwarding_started, 2);
+            assert_eq!(b.loops.forwarding_stopped, 2);
+        });
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -106,3 +106,18 @@ fn ctl_rejects_bad_values_before_connecting() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("bad IPv4 address"), "{err}");
 }
+
+#[test]
+fn ctl_and_stats_refuse_a_prefix_that_leaves_the_socket_directory() {
+    let long = "x".repeat(33);
+    for prefix in ["../../x", "a/b", "..", long.as_str()] {
+        for args in [vec!["stats", "--netns-prefix", prefix], vec!["ctl", "--netns-prefix", prefix, "lro", "soft"]] {
+            let mut c = fe();
+            c.args(&args);
+            let (code, _, err) = output(c);
+            assert_eq!(code, 1, "{args:?}: {err}");
+            assert!(err.contains("bad --netns-prefix") && err.contains("1 to 32 characters"), "{args:?}: {err}");
+            assert!(!err.contains("connect"), "refused before connecting: {err}");
+        }
+    }
+}

@@ -10,6 +10,7 @@ use super::stats::{LoopCounters, MacCounters, object};
 use super::sys::{self, Interest};
 use super::tap::{Tap, plain};
 use super::vnet::{self, HDR_LEN, PeerSent, TxPlan, UpKind, VnetHdr};
+use super::watch::{self, Watch};
 use fe_driver::eth::{BUF_SIZE, Eth, Features, LroMode, TX_RING};
 use fe_driver::ethtool::MIB_NAMES;
 use fe_driver::frame::TxMeta;
@@ -99,6 +100,12 @@ pub struct Bridge<'a> {
     last_moved: u64,
     fds: Vec<Interest>,
     ready: Vec<bool>,
+    watch: Option<Watch>,
+    next_watch: Instant,
+    /// Why the namespace forwards (the sysctl that says so), while it does.
+    forwarding: Option<String>,
+    /// The coalescing mode to restore when forwarding stops.
+    lro_before_forwarding: LroMode,
 }
 
 /// Writes one received frame up to its MAC's TAP with the virtio-net header it needs.
@@ -179,7 +186,59 @@ impl<'a> Bridge<'a> {
             last_moved: now,
             fds: Vec::new(),
             ready: Vec::new(),
+            watch: None,
+            next_watch: Instant::now(),
+            forwarding: None,
+            lro_before_forwarding: LroMode::Off,
         }
+    }
+
+    /// Watches the driver's namespace from now on (forwarding, MTU: see [`super::watch`]),
+    /// looking at once and then every [`watch::EVERY`].
+    pub fn set_watch(&mut self, w: Watch) {
+        self.watch = Some(w);
+        self.next_watch = Instant::now();
+    }
+
+    /// Looks at what [`Bridge::set_watch`] watches and acts on it: coalescing off while the
+    /// namespace forwards and back as it was when it stops; an MTU above [`watch::MAX_MTU`]
+    /// put back. Says what it did on stdout.
+    pub fn check_watch(&mut self) -> Result<(), String> {
+        let Some(w) = &self.watch else { return Ok(()) };
+        let why = w.forwarding()?;
+        let mut clamped = Vec::new();
+        for p in &self.ports {
+            if let Some(was) = w.clamp_mtu(p.host.name())? {
+                clamped.push((p.host.name().to_string(), was));
+            }
+        }
+        for (dev, was) in clamped {
+            self.loops.mtu_clamped += 1;
+            println!("{dev}: MTU {was} is more than the MAC takes: set back to {}", watch::MAX_MTU);
+        }
+        match (why, self.forwarding.is_some()) {
+            (Some(why), false) => {
+                self.lro_before_forwarding = self.eth.features().lro;
+                self.eth.set_forwarding(true).map_err(|e| format!("coalescing off for forwarding: {e:?}"))?;
+                self.loops.forwarding_started += 1;
+                println!(
+                    "{why}: the namespace forwards, receive coalescing off (was {})",
+                    crate::run::lro_name(self.lro_before_forwarding)
+                );
+                self.forwarding = Some(why);
+            }
+            (None, true) => {
+                self.eth.set_forwarding(false).map_err(|e| format!("forwarding off: {e:?}"))?;
+                let f = self.eth.features();
+                let lro = self.lro_before_forwarding;
+                self.eth.set_features(Features { lro, ..f }).map_err(|e| format!("restore coalescing: {e:?}"))?;
+                self.loops.forwarding_stopped += 1;
+                println!("forwarding stopped: receive coalescing {} again", crate::run::lro_name(lro));
+                self.forwarding = None;
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     /// Sends the frame waiting in port `i`'s buffer (`len` bytes with its header) through the
@@ -406,10 +465,17 @@ impl<'a> Bridge<'a> {
             fds.push(Interest { fd: p.host.raw_fd(), read: p.pending.is_none() });
             fds.push(Interest { fd: p.peer.raw_fd(), read: self.wire_backlog(i) < MAX_WIRE_BACKLOG_NS });
         }
-        let timeout = match (self.clock.wait_for(self.sim.now(), quiet), max_wait) {
+        let mut timeout = match (self.clock.wait_for(self.sim.now(), quiet), max_wait) {
             (None, m) => m,
             (Some(t), m) => Some(m.map_or(t, |m| t.min(m))),
         };
+        // Wake for the watch and for a control connection running out of time.
+        let now = Instant::now();
+        let deadlines = [self.watch.as_ref().map(|_| self.next_watch), ctl.as_ref().and_then(|c| c.next_deadline())];
+        for d in deadlines.into_iter().flatten() {
+            let t = d.saturating_duration_since(now);
+            timeout = Some(timeout.map_or(t, |m| m.min(t)));
+        }
         if timeout.is_none() {
             self.loops.quiet_waits += 1;
         }
@@ -437,11 +503,17 @@ impl<'a> Bridge<'a> {
         {
             return Ok(Some(sig));
         }
-        if let Some(ctl) = ctl
-            && ready[first_ctl..first_tap].iter().any(|r| *r)
-        {
-            let served = ctl.serve(&mut |r| self.handle(r));
-            self.loops.ctl_requests += served as u64;
+        if let Some(ctl) = ctl {
+            if ready[first_ctl..first_tap].iter().any(|r| *r) {
+                let served = ctl.serve(&mut |r| self.handle(r));
+                self.loops.ctl_requests += served as u64;
+            } else if ctl.next_deadline().is_some_and(|d| d <= Instant::now()) {
+                ctl.expire();
+            }
+        }
+        if self.watch.is_some() && self.next_watch <= Instant::now() {
+            self.check_watch()?;
+            self.next_watch = Instant::now() + watch::EVERY;
         }
         if quiet {
             // Nothing was in flight: jump to the wall clock (paced) before taking new frames.
@@ -478,6 +550,12 @@ impl<'a> Bridge<'a> {
             Request::Lro(m) => {
                 if m == LroMode::Hw && self.eth.soc().caps.hw_lro.is_none() {
                     return Err(format!("{} has no hardware LRO (use soft)", self.eth.soc().name));
+                }
+                if let Some(why) = self.forwarding.as_ref().filter(|_| m != LroMode::Off) {
+                    return Err(format!(
+                        "receive coalescing stays off while the namespace forwards ({why}); it comes back \
+                         when forwarding stops"
+                    ));
                 }
                 set(&mut self.eth, Features { lro: m, ..f })
             }
@@ -527,7 +605,7 @@ impl<'a> Bridge<'a> {
             "violations": self.sim.violations().len(),
             "features": {
                 "rx_checksum": f.rx_checksum, "tx_checksum": f.tx_checksum, "tso": f.tso,
-                "lro": crate::run::lro_name(f.lro),
+                "lro": crate::run::lro_name(f.lro), "forwarding": self.eth.forwarding(),
             },
             "macs": macs,
             "device": Value::Object(device),

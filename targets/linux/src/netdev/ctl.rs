@@ -1,6 +1,11 @@
 //! The control socket of a running `fe netdev`: a Unix socket under `/run/fe/` (directory 0700,
 //! socket 0600, so only root reaches it) taking one request line per connection and answering
 //! `ok` or `error: ...` followed by the result. `fe ctl` and `fe stats` are its clients.
+//!
+//! No client can lock the others out: a connection that has not sent a whole line (ending in a
+//! newline, or closed for writing) within [`REQUEST_TIMEOUT`] is answered with an error and
+//! closed, and when [`MAX_CONNS`] connections are waiting a new one takes the place of the one
+//! that waited longest (which is answered with an error too).
 
 use fe_driver::LroMode;
 use std::io::{self, Read, Write};
@@ -16,10 +21,10 @@ use super::tap::plain;
 pub const RUN_DIR: &str = "/run/fe";
 /// Longest request line.
 const MAX_REQUEST: usize = 256;
-/// Connections held open at once (more are refused).
-const MAX_CONNS: usize = 8;
-/// How long a client may take to send its request.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
+/// Connections held open at once (a new one evicts the one that waited longest).
+pub const MAX_CONNS: usize = 8;
+/// How long a client may take to send its request line.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The control socket of the run whose namespaces have prefix `prefix`.
 #[must_use]
@@ -88,8 +93,14 @@ pub fn request_line(r: &Request) -> String {
     }
 }
 
-/// Sends `r` to the socket at `path` and returns the answer's body, or the error it gave.
+/// Sends `r` to the socket at `path` and returns the answer's body, or the error it gave. A path
+/// in [`RUN_DIR`] must be one [`socket_path`] makes of a valid prefix (see
+/// [`super::ns::check_prefix`]): `--netns-prefix ../../x` is refused before anything is opened.
 pub fn request(path: &Path, r: &Request) -> Result<String, String> {
+    if let Ok(rest) = path.strip_prefix(RUN_DIR) {
+        let prefix = rest.to_string_lossy();
+        super::ns::check_prefix(prefix.strip_suffix(".sock").unwrap_or(&prefix))?;
+    }
     let mut s = UnixStream::connect(path).map_err(|e| {
         let hint = match e.kind() {
             io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused => " (is fe netdev running?)",
@@ -122,8 +133,17 @@ struct Conn {
 #[derive(Debug)]
 pub struct Server {
     listener: UnixListener,
+    /// Waiting connections, oldest first.
     conns: Vec<Conn>,
     path: PathBuf,
+    timeout: Duration,
+}
+
+/// Answers `c` (best effort: a client that does not read within 0.5 s loses the answer).
+fn answer(c: &mut Conn, text: &str) {
+    let _ = c.stream.set_nonblocking(false);
+    let _ = c.stream.set_write_timeout(Some(Duration::from_millis(500)));
+    let _ = c.stream.write_all(text.as_bytes());
 }
 
 impl Server {
@@ -144,7 +164,7 @@ impl Server {
             std::fs::remove_file(path).map_err(|e| format!("remove stale {}: {}", path.display(), plain(&e)))?;
         }
         let listener = UnixListener::bind(path).map_err(|e| format!("bind {}: {}", path.display(), plain(&e)))?;
-        let server = Server { listener, conns: Vec::new(), path: path.to_path_buf() };
+        let server = Server { listener, conns: Vec::new(), path: path.to_path_buf(), timeout: REQUEST_TIMEOUT };
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
             .map_err(|e| format!("chmod 0600 {}: {}", path.display(), plain(&e)))?;
         server.listener.set_nonblocking(true).map_err(|e| format!("{}: {}", path.display(), plain(&e)))?;
@@ -163,14 +183,51 @@ impl Server {
         std::iter::once(self.listener.as_raw_fd()).chain(self.conns.iter().map(|c| c.stream.as_raw_fd())).collect()
     }
 
+    /// When the connection that waited longest runs out of time, if any is waiting (the event
+    /// loop wakes then to call [`Server::expire`]).
+    #[must_use]
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.conns.iter().map(|c| c.since + self.timeout).min()
+    }
+
+    /// Answers and closes every connection that has not sent its request line in time; returns
+    /// how many.
+    pub fn expire(&mut self) -> usize {
+        self.expire_at(Instant::now())
+    }
+
+    /// [`Server::expire`] as of `now`.
+    pub fn expire_at(&mut self, now: Instant) -> usize {
+        let timeout = self.timeout;
+        let before = self.conns.len();
+        self.conns.retain_mut(|c| {
+            if now.saturating_duration_since(c.since) < timeout {
+                return true;
+            }
+            answer(c, &format!("error: no request line (ending in a newline) within {} s\n", timeout.as_secs_f32()));
+            false
+        });
+        before - self.conns.len()
+    }
+
     /// Accepts waiting clients, reads what they sent, and answers every complete request with
-    /// `handle` (`Ok(body)` or `Err(message)`). Returns how many requests were answered.
+    /// `handle` (`Ok(body)` or `Err(message)`); connections out of time are answered with an
+    /// error and closed. Returns how many requests were answered.
     pub fn serve(&mut self, handle: &mut dyn FnMut(Request) -> Result<String, String>) -> usize {
+        self.serve_at(Instant::now(), handle)
+    }
+
+    /// [`Server::serve`] as of `now`.
+    pub fn serve_at(&mut self, now: Instant, handle: &mut dyn FnMut(Request) -> Result<String, String>) -> usize {
         while let Ok((stream, _)) = self.listener.accept() {
-            if self.conns.len() >= MAX_CONNS || stream.set_nonblocking(true).is_err() {
+            if stream.set_nonblocking(true).is_err() {
                 continue;
             }
-            self.conns.push(Conn { stream, buf: Vec::new(), since: Instant::now() });
+            if self.conns.len() >= MAX_CONNS {
+                let mut oldest = self.conns.remove(0);
+                answer(&mut oldest, &format!("error: {MAX_CONNS} connections were waiting; this one waited longest\n"));
+            }
+            self.conns.push(Conn { stream, buf: Vec::new(), since: now });
         }
         let mut answered = 0;
         let mut keep = Vec::with_capacity(self.conns.len());
@@ -191,23 +248,20 @@ impl Server {
                 }
             };
             if !done {
-                if c.since.elapsed() < REQUEST_TIMEOUT {
-                    keep.push(c);
-                }
+                keep.push(c);
                 continue;
             }
             let line = String::from_utf8_lossy(&c.buf);
             let line = line.lines().next().unwrap_or("").trim();
-            let answer = match parse_request(line).and_then(&mut *handle) {
+            let text = match parse_request(line).and_then(&mut *handle) {
                 Ok(body) => format!("ok\n{body}"),
                 Err(e) => format!("error: {e}\n"),
             };
-            let _ = c.stream.set_nonblocking(false);
-            let _ = c.stream.set_write_timeout(Some(Duration::from_millis(500)));
-            let _ = c.stream.write_all(answer.as_bytes());
+            answer(&mut c, &text);
             answered += 1;
         }
         self.conns = keep;
+        self.expire_at(now);
         answered
     }
 }
@@ -272,5 +326,57 @@ mod tests {
         let gone = request(&path, &Request::Stats { json: false }).unwrap_err();
         assert!(gone.contains("is fe netdev running?"), "{gone}");
         let _ = std::fs::remove_dir(&dir);
+    }
+
+    /// Reads a client's whole answer (the server has closed its end).
+    fn answer_of(s: &mut UnixStream) -> String {
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut a = String::new();
+        s.read_to_string(&mut a).unwrap();
+        a
+    }
+
+    #[test]
+    fn idle_clients_lock_nobody_out_and_every_client_gets_an_answer() {
+        let dir = std::env::temp_dir().join(format!("fe-ctl-idle-{}", std::process::id()));
+        let path = dir.join("t.sock");
+        let mut server = Server::bind(&path).unwrap();
+        let t0 = Instant::now();
+        let mut ok = |_: Request| Ok::<_, String>("counters\n".to_string());
+        // MAX_CONNS clients that connect and say nothing, and one that sends no newline.
+        let mut idle: Vec<UnixStream> = (0..MAX_CONNS).map(|_| UnixStream::connect(&path).unwrap()).collect();
+        assert_eq!(server.serve_at(t0, &mut ok), 0);
+        assert_eq!(server.next_deadline(), Some(t0 + REQUEST_TIMEOUT));
+        let mut no_newline = UnixStream::connect(&path).unwrap();
+        no_newline.write_all(b"stats").unwrap();
+        // A client with a request still gets through: it takes the place of the oldest.
+        let mut client = UnixStream::connect(&path).unwrap();
+        client.write_all(b"stats\n").unwrap();
+        let t1 = t0 + Duration::from_millis(1);
+        server.serve_at(t1, &mut ok);
+        server.serve_at(t1, &mut ok);
+        assert_eq!(answer_of(&mut client), "ok\ncounters\n");
+        let evicted: Vec<String> = idle.drain(..2).map(|mut s| answer_of(&mut s)).collect();
+        for a in &evicted {
+            assert!(a.starts_with("error: 8 connections were waiting"), "{a}");
+        }
+        // Before the timeout nothing else is closed; at it, everyone still waiting is answered.
+        assert_eq!(server.expire_at(t0 + REQUEST_TIMEOUT - Duration::from_millis(1)), 0);
+        assert_eq!(server.expire_at(t1 + REQUEST_TIMEOUT), MAX_CONNS - 1, "6 idle and the one without a newline");
+        assert_eq!(server.next_deadline(), None);
+        for mut s in idle.into_iter().chain([no_newline]) {
+            let a = answer_of(&mut s);
+            assert!(a.starts_with("error: no request line (ending in a newline) within 2 s"), "{a}");
+        }
+        drop(server);
+        let _ = std::fs::remove_dir(&dir);
+    }
+
+    #[test]
+    fn a_prefix_that_leaves_the_socket_directory_is_refused() {
+        for bad in ["../../x", "a/b", "..", &"x".repeat(40)] {
+            let e = request(&socket_path(bad), &Request::Stats { json: false }).unwrap_err();
+            assert!(e.contains("1 to 32 characters"), "{bad}: {e}");
+        }
     }
 }

@@ -21,6 +21,7 @@
 //! | `pace.rs` | simulated time against the wall clock |
 //! | `bridge.rs` | the event loop |
 //! | `ctl.rs` | the control socket, server and client |
+//! | `watch.rs` | forwarding sysctls and MTU of the driver's namespace, watched while it runs |
 //! | `stats.rs` | the bridge's counters and `fe stats` output |
 
 pub mod bridge;
@@ -32,6 +33,7 @@ pub mod stats;
 pub mod sys;
 pub mod tap;
 pub mod vnet;
+pub mod watch;
 
 use bridge::{Bridge, Port, RunInfo};
 use fe_driver::dt;
@@ -95,9 +97,7 @@ pub fn preflight() -> Result<(), String> {
 /// Runs `fe netdev` until SIGINT/SIGTERM; everything it created is removed before it returns,
 /// on errors too. Progress goes to stdout (`ready` once the interfaces are up).
 pub fn run(opts: &Options) -> Result<(), String> {
-    if !ns::valid_prefix(&opts.prefix) {
-        return Err(format!("bad --netns-prefix {:?} (letters, digits, - and _ only)", opts.prefix));
-    }
+    ns::check_prefix(&opts.prefix)?;
     preflight()?;
     let bytes = crate::dtc::load(&opts.dtb)?;
     let board = opts.dtb.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -106,6 +106,11 @@ pub fn run(opts: &Options) -> Result<(), String> {
     let signals = sys::termination_signalfd().map_err(|e| format!("signalfd: {}", tap::plain(&e)))?;
     let mut ctl = ctl::Server::bind(&ctl::socket_path(&opts.prefix))?;
     let mut namespaces = ns::Namespaces::create(&opts.prefix)?;
+    for n in namespaces.reused() {
+        println!(
+            "namespace {n} was left by an earlier run (its control socket did not answer): taken over, removed at exit"
+        );
+    }
 
     let soc = plat.soc;
     let sim = Sim::new(soc);
@@ -137,6 +142,8 @@ pub fn run(opts: &Options) -> Result<(), String> {
     if ports.is_empty() {
         return Err(format!("{board}: no enabled MAC with a link"));
     }
+    let hosts: Vec<&str> = ports.iter().map(|p| p.host.name()).collect();
+    let watch = watch::Watch::open(&dut_ns, &hosts)?;
 
     println!("board {board} ({}), pace {}, control socket {}", soc.name, opts.pace.name(), ctl.path().display());
     for p in &ports {
@@ -168,6 +175,7 @@ pub fn run(opts: &Options) -> Result<(), String> {
     let peer_lro = fe_driver::softlro::SoftLro::new(&mut peer_storage, LRO_FLOWS);
     let clock = pace::Clock::new(opts.pace, opts.poll_ns, sim.now());
     let mut bridge = Bridge::new(&sim, eth, lro, peer_lro, ports, clock, info);
+    bridge.set_watch(watch);
     let result = bridge.run(&signals, &mut ctl);
     let closed = bridge.close();
     drop(bridge);

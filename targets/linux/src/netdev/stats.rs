@@ -99,6 +99,12 @@ counters! {
         ctl_requests,
         /// RX frames of a MAC without a TAP.
         rx_no_port,
+        /// Times the namespace started forwarding (coalescing turned off).
+        forwarding_started,
+        /// Times it stopped forwarding (coalescing restored).
+        forwarding_stopped,
+        /// Times an interface's MTU was put back to the largest the MAC takes.
+        mtu_clamped,
     }
 }
 

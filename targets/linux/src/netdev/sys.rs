@@ -1,6 +1,6 @@
 //! The one module of `fe netdev` with `unsafe`: the system calls the TAP bridge needs and the
 //! standard library does not offer (TUN ioctls, `setns`, `ppoll`, `writev`, `signalfd`,
-//! `geteuid`), each wrapped in a safe function that owns its file descriptors.
+//! `geteuid`, an interface's MTU), each wrapped in a safe function that owns its file descriptors.
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
@@ -12,6 +12,14 @@ struct IfReq {
     name: [libc::c_char; libc::IFNAMSIZ],
     flags: libc::c_short,
     _pad: [u8; 22],
+}
+
+/// `struct ifreq` as SIOCGIFMTU/SIOCSIFMTU use it: the name, then the MTU (an `int`).
+#[repr(C)]
+struct IfReqMtu {
+    name: [libc::c_char; libc::IFNAMSIZ],
+    mtu: libc::c_int,
+    _pad: [u8; 20],
 }
 
 /// The effective user id of this process.
@@ -56,6 +64,47 @@ pub fn tun_set_offload(fd: BorrowedFd<'_>, flags: u32) -> io::Result<()> {
     // SAFETY: `fd` is open; TUNSETOFFLOAD takes its argument by value (an unsigned long), no
     // memory is passed.
     let r = unsafe { libc::ioctl(fd.as_raw_fd(), libc::TUNSETOFFLOAD, libc::c_ulong::from(flags)) };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(()) }
+}
+
+/// A datagram socket for interface ioctls; it belongs to the calling thread's network namespace
+/// (for good: ioctls through it reach that namespace's interfaces from any thread).
+pub fn ioctl_socket() -> io::Result<OwnedFd> {
+    // SAFETY: socket() takes integers by value; a non-negative result is a new descriptor this
+    // function alone owns.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just returned by socket() and is owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+fn mtu_req(name: &str, mtu: i32) -> io::Result<IfReqMtu> {
+    if name.len() >= libc::IFNAMSIZ || name.bytes().any(|b| b == 0) {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("bad interface name {name:?}")));
+    }
+    let mut req = IfReqMtu { name: [0; libc::IFNAMSIZ], mtu, _pad: [0; 20] };
+    for (d, s) in req.name.iter_mut().zip(name.bytes()) {
+        *d = s as libc::c_char;
+    }
+    Ok(req)
+}
+
+/// SIOCGIFMTU: the MTU of interface `name` in the namespace of socket `sock`.
+pub fn get_mtu(sock: BorrowedFd<'_>, name: &str) -> io::Result<u32> {
+    let mut req = mtu_req(name, 0)?;
+    // SAFETY: `sock` is open; SIOCGIFMTU reads the name from and writes the MTU into one
+    // `struct ifreq`; `req` is a live repr(C) ifreq of the kernel's size (40 bytes).
+    let r = unsafe { libc::ioctl(sock.as_raw_fd(), libc::SIOCGIFMTU, &mut req as *mut IfReqMtu) };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(req.mtu.max(0) as u32) }
+}
+
+/// SIOCSIFMTU: sets the MTU of interface `name` in the namespace of socket `sock`.
+pub fn set_mtu(sock: BorrowedFd<'_>, name: &str, mtu: u32) -> io::Result<()> {
+    let mut req = mtu_req(name, i32::try_from(mtu).unwrap_or(i32::MAX))?;
+    // SAFETY: as in `get_mtu`; SIOCSIFMTU only reads the ifreq.
+    let r = unsafe { libc::ioctl(sock.as_raw_fd(), libc::SIOCSIFMTU, &mut req as *mut IfReqMtu) };
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(()) }
 }
 
