@@ -98,7 +98,7 @@ pub enum EthError {
     NoSuchMac(u8),
     /// A feature set that cannot be applied (TSO without TX checksum offload).
     BadFeatures,
-    /// The SoC's capabilities ask for something this core does not drive (named).
+    /// The SoC's capabilities ask for something this core does not drive (said in words).
     Unsupported(&'static str),
     /// Receive coalescing cannot be on while the interface forwards or bridges.
     LroWhileForwarding,
@@ -110,6 +110,59 @@ pub enum EthError {
         port: u8,
     },
 }
+
+/// What kind of failure an [`EthError`] is, for a caller deciding what to do about it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The caller used the driver wrongly (open twice, an operation on a closed interface, a
+    /// MAC or port the board does not have, a feature set that cannot be): fix the call.
+    Misuse,
+    /// The SoC's data or the board asks for something this core cannot do: fix the YAML,
+    /// the device tree, or the request.
+    Config,
+    /// The machine failed at run time (DMA memory, a refused DMA access): retry or give up.
+    Fault,
+}
+
+impl EthError {
+    /// Whether this is misuse, a configuration the core cannot drive, or a run-time fault.
+    #[must_use]
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            EthError::AlreadyOpen
+            | EthError::NotOpen
+            | EthError::NoSuchMac(_)
+            | EthError::BadFeatures
+            | EthError::LroWhileForwarding
+            | EthError::NoSuchPort { .. } => ErrorKind::Misuse,
+            EthError::UnsupportedLayout(_) | EthError::Unsupported(_) => ErrorKind::Config,
+            EthError::Alloc(_) | EthError::Dma(_) => ErrorKind::Fault,
+        }
+    }
+}
+
+impl core::fmt::Display for EthError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            EthError::UnsupportedLayout(l) => {
+                write!(f, "descriptor layout {} is not one this driver core handles in that role", l.name())
+            }
+            EthError::Alloc(e) => write!(f, "{e}"),
+            EthError::Dma(e) => write!(f, "{e}"),
+            EthError::AlreadyOpen => f.write_str("the interface is already open"),
+            EthError::NotOpen => f.write_str("the interface is not open"),
+            EthError::NoSuchMac(m) => write!(f, "MAC {m} does not exist or is disabled in the device tree"),
+            EthError::BadFeatures => f.write_str("TSO needs TX checksum offload"),
+            EthError::Unsupported(what) => f.write_str(what),
+            EthError::LroWhileForwarding => {
+                f.write_str("receive coalescing cannot be turned on while the interface forwards or bridges")
+            }
+            EthError::NoSuchPort { mac, port } => write!(f, "no switch user port {port} behind MAC {mac}"),
+        }
+    }
+}
+
+impl core::error::Error for EthError {}
 
 impl From<DmaError> for EthError {
     fn from(e: DmaError) -> Self {
@@ -272,7 +325,7 @@ impl<P: Platform> Eth<P> {
         let tx_regs = TxRegs { ctx: q.ctx_ptr, dtx: q.dtx_ptr, crx: q.crx_ptr, drx: q.drx_ptr };
         let pd = &soc.fe.pdma;
         let (Some(base), Some(count), Some(cpu)) = (pd.rx_ptr.at(0), pd.rx_cnt_cfg.at(0), pd.pcrx_ptr.at(0)) else {
-            return Err(EthError::Unsupported("a PDMA RX ring 0"));
+            return Err(EthError::Unsupported("the SoC's register map has no PDMA RX ring 0"));
         };
         // Each step gives back what the earlier ones took when it fails.
         let tx = TxRing::new(&p, tx_layout, tx_regs)?;

@@ -20,7 +20,7 @@ impl<P: Platform> Eth<P> {
             return Err(EthError::BadFeatures);
         }
         if f.lro == LroMode::Hw && self.lro.is_none() {
-            return Err(EthError::Unsupported("hardware LRO"));
+            return Err(EthError::Unsupported("this SoC has no hardware LRO"));
         }
         if f.lro != LroMode::Off && self.forwarding {
             return Err(EthError::LroWhileForwarding);

@@ -55,10 +55,12 @@ impl LroRings {
     ) -> Result<Self, EthError> {
         let (rings, size) = (usize::from(caps.rings), usize::from(caps.ring_size));
         if rings == 0 || rings > MAX_LRO_RINGS || !size.is_power_of_two() || size > MAX_LRO_RING_SIZE {
-            return Err(EthError::Unsupported("hw_lro ring count or size (a power of two)"));
+            return Err(EthError::Unsupported(
+                "hw_lro: 1 to 3 rings of a power-of-two size up to 64 descriptors are supported",
+            ));
         }
         if caps.buffer_size as usize > MAX_LRO_BUF || caps.buffer_size >= 1 << 14 {
-            return Err(EthError::Unsupported("hw_lro buffer size"));
+            return Err(EthError::Unsupported("hw_lro: buffers of at most 16 KiB are supported"));
         }
         let mut l = LroRings { caps, rings: [None, None, None] };
         for k in 0..rings {
@@ -67,7 +69,7 @@ impl LroRings {
                 (pdma.rx_ptr.at(ring), pdma.rx_cnt_cfg.at(ring), pdma.pcrx_ptr.at(ring))
             else {
                 l.free(p);
-                return Err(EthError::Unsupported("hw_lro needs a PDMA ring per LRO ring"));
+                return Err(EthError::Unsupported("hw_lro needs a PDMA RX ring per LRO ring"));
             };
             match RxRing::new(p, layout, size, caps.buffer_size as usize, RxRegs { base, count, cpu }) {
                 Ok(r) => l.rings[k] = Some(r),
@@ -188,14 +190,17 @@ impl<P: Platform> Eth<P> {
     /// dst-ip A loc R`): IPv4 TCP to `dst` is merged by hardware LRO; `None` removes the rule.
     pub fn set_lro_rule(&mut self, mac: u8, rule: u8, dst: Option<[u8; 4]>) -> Result<(), EthError> {
         let (Some(l), Some(rings)) = (self.lro.as_ref(), self.soc.fe.lro_ring) else {
-            return Err(EthError::Unsupported("hardware LRO"));
+            return Err(EthError::Unsupported("this SoC has no hardware LRO"));
         };
         if self.mac(mac).is_none_or(|m| !m.enabled) {
             return Err(EthError::NoSuchMac(mac));
         }
         let per = l.caps.dip_rules_per_mac;
         let n = usize::from(mac) * usize::from(per) + usize::from(rule);
-        let r = rings.at(n).filter(|_| rule < per).ok_or(EthError::Unsupported("no such LRO rule"))?;
+        let r = rings
+            .at(n)
+            .filter(|_| rule < per)
+            .ok_or(EthError::Unsupported("no such hardware LRO rule for that MAC"))?;
         let fe = self.p.fe();
         r.ring_dip_dw0.on(&fe).write_value(LroRingRingDipDw0(dst.map_or(0, u32::from_be_bytes)));
         r.ring_ctrl_dw2.on(&fe).modify(|v| v.set_myip_vld(dst.is_some()));

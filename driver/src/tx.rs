@@ -33,6 +33,24 @@ pub enum TxError {
     BadTso,
 }
 
+impl core::fmt::Display for TxError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            TxError::NotOpen => f.write_str("the interface is not open"),
+            TxError::BadMac => f.write_str("no such MAC, or disabled in the device tree"),
+            TxError::BadQueue => f.write_str("the queue is past the SoC's TX queues"),
+            TxError::BadLength => f.write_str("the frame is empty or longer than a TX buffer"),
+            TxError::LinkDown => f.write_str("the MAC's link is down"),
+            TxError::RingFull => f.write_str("the TX ring is full"),
+            TxError::Dma(e) => write!(f, "{e}"),
+            TxError::OffloadOff => f.write_str("the frame asks for an offload that is turned off"),
+            TxError::BadTso => f.write_str("a TSO frame that is not TCP, has a bad MSS, or needs too many descriptors"),
+        }
+    }
+}
+
+impl core::error::Error for TxError {}
+
 /// What [`Eth::xmit_burst`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[must_use]

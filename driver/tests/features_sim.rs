@@ -489,3 +489,27 @@ fn lost_interrupts_do_not_stop_poll_or_reclaim() {
         assert!((0..4).all(|l| !sim.irq(l)), "{name}: the watchdog acknowledged it");
     });
 }
+
+#[test]
+fn errors_read_as_words_and_say_what_kind_they_are() {
+    each_board(|name, _sim, eth, _mac| {
+        let hw = Features { lro: fe_driver::LroMode::Hw, ..eth.features() };
+        match eth.set_features(hw) {
+            Ok(()) => assert!(eth.soc().caps.hw_lro.is_some(), "{name}"),
+            Err(e) => {
+                assert!(eth.soc().caps.hw_lro.is_none(), "{name}: {e}");
+                assert_eq!(e.to_string(), "this SoC has no hardware LRO", "{name}");
+                assert_eq!(e.kind(), fe_driver::eth::ErrorKind::Config, "{name}");
+            }
+        }
+        eth.set_features(Features { lro: fe_driver::LroMode::Off, ..eth.features() }).unwrap();
+        let e = eth.open().unwrap_err();
+        assert_eq!(
+            (e.to_string().as_str(), e.kind()),
+            ("the interface is already open", fe_driver::eth::ErrorKind::Misuse)
+        );
+        let e = eth.link_up(7, GIGABIT).unwrap_err();
+        assert_eq!(e.to_string(), "MAC 7 does not exist or is disabled in the device tree", "{name}");
+        assert!(!format!("{}", TxError::RingFull).contains("RingFull"), "{name}");
+    });
+}

@@ -201,15 +201,15 @@ pub fn run_board(board: &str, dtb: &[u8], case: Case, bytes: usize) -> Result<Re
             sim.set_link_speed(usize::from(m.id), speed);
         }
     }
-    let mut eth = Eth::new(&plat, SimPlatform(&sim)).map_err(|e| format!("{board}: {e:?}"))?;
-    eth.open().map_err(|e| format!("{board}: open: {e:?}"))?;
+    let mut eth = Eth::new(&plat, SimPlatform(&sim)).map_err(|e| format!("{board}: {e}"))?;
+    eth.open().map_err(|e| format!("{board}: open: {e}"))?;
     eth.set_features(Features {
         rx_checksum: case.rx_checksum,
         tx_checksum: case.tx_checksum,
         tso: false,
         ..eth.features()
     })
-    .map_err(|e| format!("{board}: features: {e:?}"))?;
+    .map_err(|e| format!("{board}: features: {e}"))?;
     // A MAC without a fixed link (SFP cage, PHY) comes up when its partner answers, at the
     // PHY mode's natural speed, as in `fe run`.
     for m in plat.enabled_macs().filter(|m| m.link.fixed_speed().is_none()) {
@@ -220,7 +220,7 @@ pub fn run_board(board: &str, dtb: &[u8], case: Case, bytes: usize) -> Result<Re
         };
         sim.set_link_speed(usize::from(m.id), speed);
         eth.link_up(m.id, LinkState { speed, duplex: Duplex::Full, pause: true })
-            .map_err(|e| format!("{board}: link up mac {}: {e:?}", m.id))?;
+            .map_err(|e| format!("{board}: link up mac {}: {e}", m.id))?;
     }
     let macs: Vec<u8> = eth.enabled_macs().filter(|m| m.link.is_some()).map(|m| m.id).collect();
     // Two MACs: the first sends, the second receives, wires crossed. One MAC: a software partner
@@ -327,7 +327,7 @@ pub fn run_board(board: &str, dtb: &[u8], case: Case, bytes: usize) -> Result<Re
         drops: (drv.drops.tx_total(), drv.drops.rx_total()),
         violations: sim.violations().len(),
     };
-    eth.into_inner().close().map_err(|e| format!("{board}: close: {e:?}"))?;
+    eth.into_inner().close().map_err(|e| format!("{board}: close: {e}"))?;
     Ok(report)
 }
 

@@ -114,8 +114,8 @@ pub fn bring_up<'a>(board: &str, plat: &dt::Board<'_>, sim: &'a Sim) -> Result<E
             sim.set_link_speed(m.id as usize, speed);
         }
     }
-    let mut eth = Eth::new(plat, SimPlatform(sim)).map_err(|e| format!("{board}: {e:?}"))?;
-    eth.open().map_err(|e| format!("{board}: open: {e:?}"))?;
+    let mut eth = Eth::new(plat, SimPlatform(sim)).map_err(|e| format!("{board}: {e}"))?;
+    eth.open().map_err(|e| format!("{board}: open: {e}"))?;
     for m in plat.enabled_macs().filter(|m| m.link.fixed_speed().is_none()) {
         let speed = match m.phy_mode {
             "2500base-x" => 2500,
@@ -124,7 +124,7 @@ pub fn bring_up<'a>(board: &str, plat: &dt::Board<'_>, sim: &'a Sim) -> Result<E
         };
         sim.set_link_speed(m.id as usize, speed);
         eth.link_up(m.id, LinkState { speed, duplex: Duplex::Full, pause: true })
-            .map_err(|e| format!("{board}: link up mac {}: {e:?}", m.id))?;
+            .map_err(|e| format!("{board}: link up mac {}: {e}", m.id))?;
     }
     Ok(eth)
 }
@@ -136,12 +136,12 @@ pub fn run(board: &str, dtb: &[u8], rx_checksum: bool, lro: LroMode) -> Result<R
     let sim = Sim::new(soc);
     let mut eth = bring_up(board, &plat, &sim)?;
     eth.set_features(Features { rx_checksum, lro, ..eth.features() })
-        .map_err(|e| format!("{board}: features rx-csum {rx_checksum} lro {}: {e:?}", lro_name(lro)))?;
+        .map_err(|e| format!("{board}: features rx-csum {rx_checksum} lro {}: {e}", lro_name(lro)))?;
     let macs: Vec<u8> = eth.enabled_macs().filter(|m| m.link.is_some()).map(|m| m.id).collect();
     let mut results = Vec::new();
     for &mac in &macs {
         let tx = tx_run(&sim, &mut eth, mac);
-        let rx = rx_run(&sim, &mut eth, mac).map_err(|e| format!("{board}: mac {mac}: {e:?}"))?;
+        let rx = rx_run(&sim, &mut eth, mac).map_err(|e| format!("{board}: mac {mac}: {e}"))?;
         let fwd = soc
             .fe
             .gdma
@@ -165,7 +165,7 @@ pub fn run(board: &str, dtb: &[u8], rx_checksum: bool, lro: LroMode) -> Result<R
         drops,
         violations: sim.violations().len(),
     };
-    eth.close().map_err(|e| format!("{board}: close: {e:?}"))?;
+    eth.close().map_err(|e| format!("{board}: close: {e}"))?;
     Ok(report)
 }
 

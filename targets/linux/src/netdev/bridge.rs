@@ -219,7 +219,7 @@ impl<'a> Bridge<'a> {
         match (why, self.forwarding.is_some()) {
             (Some(why), false) => {
                 self.lro_before_forwarding = self.eth.features().lro;
-                self.eth.set_forwarding(true).map_err(|e| format!("coalescing off for forwarding: {e:?}"))?;
+                self.eth.set_forwarding(true).map_err(|e| format!("coalescing off for forwarding: {e}"))?;
                 self.loops.forwarding_started += 1;
                 println!(
                     "{why}: the namespace forwards, receive coalescing off (was {})",
@@ -228,10 +228,10 @@ impl<'a> Bridge<'a> {
                 self.forwarding = Some(why);
             }
             (None, true) => {
-                self.eth.set_forwarding(false).map_err(|e| format!("forwarding off: {e:?}"))?;
+                self.eth.set_forwarding(false).map_err(|e| format!("forwarding off: {e}"))?;
                 let f = self.eth.features();
                 let lro = self.lro_before_forwarding;
-                self.eth.set_features(Features { lro, ..f }).map_err(|e| format!("restore coalescing: {e:?}"))?;
+                self.eth.set_features(Features { lro, ..f }).map_err(|e| format!("restore coalescing: {e}"))?;
                 self.loops.forwarding_stopped += 1;
                 println!("forwarding stopped: receive coalescing {} again", crate::run::lro_name(lro));
                 self.forwarding = None;
@@ -543,7 +543,7 @@ impl<'a> Bridge<'a> {
     pub fn handle(&mut self, r: Request) -> Result<String, String> {
         let f = self.eth.features();
         let set = |eth: &mut Eth<SimPlatform<'a>>, nf: Features| {
-            eth.set_features(nf).map_err(|e| format!("set_features: {e:?}")).map(|()| String::new())
+            eth.set_features(nf).map_err(|e| format!("set_features: {e}")).map(|()| String::new())
         };
         match r {
             Request::RxCsum(on) => set(&mut self.eth, Features { rx_checksum: on, ..f }),
@@ -560,7 +560,7 @@ impl<'a> Bridge<'a> {
                 set(&mut self.eth, Features { lro: m, ..f })
             }
             Request::LroDst { mac, dst } => {
-                self.eth.set_lro_rule(mac, 0, dst).map_err(|e| format!("set_lro_rule: {e:?}")).map(|()| String::new())
+                self.eth.set_lro_rule(mac, 0, dst).map_err(|e| format!("set_lro_rule: {e}")).map(|()| String::new())
             }
             Request::Stats { json } => {
                 let v = self.stats_json();
@@ -620,7 +620,7 @@ impl<'a> Bridge<'a> {
 
     /// Stops the driver, counting what was in flight; the report's text.
     pub fn close(&mut self) -> Result<String, String> {
-        let r = self.eth.close().map_err(|e| format!("close: {e:?}"))?;
+        let r = self.eth.close().map_err(|e| format!("close: {e}"))?;
         if r.leaked.total() != 0 {
             return Err(format!("close left buffers with the engine: {:?}", r.leaked));
         }

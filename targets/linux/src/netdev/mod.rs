@@ -134,7 +134,7 @@ pub fn run(opts: &Options) -> Result<(), String> {
                 ns::Namespaces::add_addr(&namespaces.peer, peer.name(), &p)?;
             }
             if soc.caps.hw_lro.is_some() {
-                eth.set_lro_rule(mac, 0, Some(ns::dut_ipv4(mac))).map_err(|e| format!("set_lro_rule: {e:?}"))?;
+                eth.set_lro_rule(mac, 0, Some(ns::dut_ipv4(mac))).map_err(|e| format!("set_lro_rule: {e}"))?;
             }
         }
         ports.push(Port::new(mac, queue, speed, host, peer));
