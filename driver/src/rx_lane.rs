@@ -9,7 +9,7 @@
 //! frame was taken.
 
 use crate::desc::{RX_WORDS, RxCodec};
-use crate::eth::Eth;
+use crate::eth::{BUF_SIZE, Eth, RX_RING};
 use crate::platform::Platform;
 use crate::ring::rx::{Cursor, Geometry};
 use crate::softlro::SoftLro;
@@ -85,16 +85,15 @@ impl<P: Platform> Eth<P> {
         let (mut c, mut taken) = (*cur, 0);
         let mut h = [0u8; MAX_HDR];
         let mut w = [0u32; RX_WORDS];
-        let g = self.rx.geometry();
+        let Some(g) = self.rx.geometry_of::<RX_RING, BUF_SIZE>() else { return LaneExit::Other };
         let exit = loop {
             if c.done >= budget {
                 break LaneExit::Stop;
             }
             // The done bit first, then (after the read barrier) the rest of the descriptor.
-            match g.read::<C, P>(&self.p, &c, &mut w) {
-                Ok(true) => {}
-                Ok(false) => break LaneExit::Stop,
-                Err(_) => break LaneExit::Other,
+            let got = g.read::<C, P>(&self.p, &c, &mut w);
+            if got != Ok(true) {
+                break if got.is_ok() { LaneExit::Stop } else { LaneExit::Other };
             }
             // One whole frame of the run's segment length, from its port, verified.
             if w.iter().zip(C::FRAME).zip(frame).any(|((w, m), f)| w & m != f) {

@@ -103,8 +103,11 @@ fn hardware_lro_merges_flows_to_a_programmed_address_on_the_soc_that_has_it() {
     each_board(|name, sim, eth, mac| {
         if eth.soc().caps.hw_lro.is_none() {
             let r = eth.set_features(Features { lro: LroMode::Hw, ..eth.features() });
-            assert_eq!(r, Err(EthError::Unsupported("hardware LRO")), "{name}");
-            assert_eq!(eth.set_lro_rule(mac, 0, Some([10, 0, 0, 2])), Err(EthError::Unsupported("hardware LRO")));
+            assert_eq!(r, Err(EthError::Unsupported("this SoC has no hardware LRO")), "{name}");
+            assert_eq!(
+                eth.set_lro_rule(mac, 0, Some([10, 0, 0, 2])),
+                Err(EthError::Unsupported("this SoC has no hardware LRO"))
+            );
             return;
         }
         let caps = eth.soc().caps.hw_lro.unwrap();

@@ -41,7 +41,8 @@ pub struct Geometry {
     bufs: u64,
     mask: usize,
     buf_size: usize,
-    plen: u16,
+    /// The control word of a descriptor handed back (its buffer length, not done).
+    fresh: u32,
 }
 
 impl Geometry {
@@ -79,7 +80,7 @@ impl Geometry {
     #[inline(always)]
     pub fn refill<C: RxCodec, P: Platform>(&self, p: &P, cur: &mut Cursor) -> bool {
         // The buffer address never changes: handing the descriptor back rewrites one word.
-        let ok = p.dma_write_words(self.desc(cur.i) + 4 * C::CTRL as u64, &[C::fresh_ctrl(self.plen)]).is_ok();
+        let ok = p.dma_write_words(self.desc(cur.i) + 4 * C::CTRL as u64, &[self.fresh]).is_ok();
         cur.i = (cur.i + 1) & self.mask;
         cur.done += 1;
         ok
@@ -97,6 +98,8 @@ pub struct RxRing {
     buf_size: usize,
     /// The buffer length written into a fresh descriptor.
     plen: u16,
+    /// The control word of a descriptor handed back (layout's, with `plen`).
+    fresh: u32,
     layout: DescriptorLayout,
     regs: RxRegs,
     owner: Ownership,
@@ -118,7 +121,23 @@ impl RxRing {
         let base = alloc32(p, RX_WORDS * 4 * size, 16)?;
         let bufs = alloc32(p, buf_size * size, 64).inspect_err(|_| p.dma_free(base, RX_WORDS * 4 * size))?;
         let plen = buf_size.min(usize::from(u16::MAX)) as u16;
-        Ok(RxRing { base, bufs, size, mask: size - 1, buf_size, plen, layout, regs, owner: Ownership::new(), next: 0 })
+        let fresh = match layout {
+            DescriptorLayout::RxV2 => <RxV2 as RxCodec>::fresh_ctrl(plen),
+            _ => <RxV1 as RxCodec>::fresh_ctrl(plen),
+        };
+        Ok(RxRing {
+            base,
+            bufs,
+            size,
+            mask: size - 1,
+            buf_size,
+            plen,
+            fresh,
+            layout,
+            regs,
+            owner: Ownership::new(),
+            next: 0,
+        })
     }
 
     /// Returns the ring's DMA memory to the platform (the engine must hold none of it).
@@ -137,7 +156,21 @@ impl RxRing {
     #[inline(always)]
     #[must_use]
     pub fn geometry(&self) -> Geometry {
-        Geometry { base: self.base, bufs: self.bufs, mask: self.mask, buf_size: self.buf_size, plen: self.plen }
+        Geometry { base: self.base, bufs: self.bufs, mask: self.mask, buf_size: self.buf_size, fresh: self.fresh }
+    }
+
+    /// [`RxRing::geometry`] of a ring known to have `SIZE` descriptors of `BUF` bytes (ring 0),
+    /// so that a poll loop's ring arithmetic folds into constants; `None` if it has not.
+    #[inline(always)]
+    #[must_use]
+    pub fn geometry_of<const SIZE: usize, const BUF: usize>(&self) -> Option<Geometry> {
+        (self.size == SIZE && self.buf_size == BUF).then_some(Geometry {
+            base: self.base,
+            bufs: self.bufs,
+            mask: SIZE - 1,
+            buf_size: BUF,
+            fresh: self.fresh,
+        })
     }
 
     /// Physical address of descriptor `i`'s buffer.
