@@ -112,16 +112,33 @@ fn print_out(text: &str) -> Result<(), ExitCode> {
 
 /// Writes `text` to `path` through a temporary file in the same directory, renamed over `path`
 /// only once everything is written and synced: a failed run leaves `path` as it was.
+///
+/// A `path` that is a symbolic link is followed (the link stays, its target is replaced, keeping
+/// its permissions). A `path` that exists and is not a regular file (`/dev/null`, a FIFO) is
+/// written in place: renaming over it would replace the device, and it keeps nothing to lose.
 fn write_file(path: &Path, text: &str) -> Result<(), String> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| format!("{} is not a file name", path.display()))?;
+    let failed = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let existing = std::fs::metadata(path).ok();
+    if existing.as_ref().is_some_and(|m| !m.is_file()) {
+        let mut f = std::fs::OpenOptions::new().write(true).open(path).map_err(failed)?;
+        return f.write_all(text.as_bytes()).and_then(|()| f.flush()).map_err(failed);
+    }
+    let target = if existing.is_some() { std::fs::canonicalize(path).map_err(failed)? } else { path.to_path_buf() };
+    let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = target.file_name().ok_or_else(|| format!("{} is not a file name", path.display()))?;
     let tmp = dir.join(format!(".{}.ddgen-{}.tmp", name.to_string_lossy(), std::process::id()));
     let written = std::fs::File::create_new(&tmp)
-        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()))
-        .and_then(|()| std::fs::rename(&tmp, path));
+        .and_then(|mut f| {
+            if let Some(m) = &existing {
+                f.set_permissions(m.permissions())?;
+            }
+            f.write_all(text.as_bytes())?;
+            f.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&tmp, &target));
     written.map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
-        format!("cannot write {}: {e} (left unchanged)", path.display())
+        format!("{} (left unchanged)", failed(e))
     })
 }
 

@@ -26,7 +26,10 @@ fuzz_target!(|data: &[u8]| {
             for w in &project.warnings {
                 let _ = w.render(&project.sources);
             }
-            let generated = ddgen::generate(&project).file();
+            let generated = match ddgen::generate(&project) {
+                Ok(g) => g.file(),
+                Err(e) => panic!("accepted maps: {e}"),
+            };
             if let Err(e) = syn::parse_file(&generated) {
                 panic!("accepted maps generate Rust that does not parse: {e}");
             }
