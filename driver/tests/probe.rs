@@ -323,6 +323,48 @@ fn disabled_fixed_link_child_is_not_used() {
 }
 
 #[test]
+fn a_disabled_mac_never_fails_the_probe() {
+    // Linux skips unavailable MAC nodes before reading them.
+    let mut t = mt7621_board();
+    let m = t.at("/ethernet@1e100000/mac@1");
+    m.set("status", b"disabled\0".to_vec());
+    m.set("managed", b"sometimes\0".to_vec());
+    m.set("phy-handle", 42u32.to_be_bytes().to_vec());
+    let bytes = dtb(&t);
+    let p = probe(&bytes).unwrap_or_else(|e| panic!("a disabled MAC failed the probe: {e}"));
+    let m1 = p.macs[1].unwrap();
+    assert!(!m1.enabled);
+    assert_eq!(m1.link, Link::Unknown);
+    assert_eq!(p.enabled_macs().count(), 1);
+    // One past the SoC's MACs, or a second mac@0: left out, the board probes.
+    for reg in [2u32, 0] {
+        let mut t = mt7621_board();
+        let m = t.at("/ethernet@1e100000/mac@1");
+        m.set("status", b"disabled\0".to_vec());
+        m.set("reg", reg.to_be_bytes().to_vec());
+        // A CPU port to the left-out MAC: a MAC all the same, not an error.
+        t.at(SWITCH_PORTS).children.push(Node::new("port@5").cells("reg", &[5]).cells("ethernet", &[4]));
+        let bytes = dtb(&t);
+        let p = probe(&bytes).unwrap_or_else(|e| panic!("reg {reg}: {e}"));
+        assert_eq!(p.macs().count(), 1, "reg {reg}");
+        assert!(p.macs[0].unwrap().enabled);
+    }
+    // A disabled mac@0 before the enabled one does not take its id.
+    let mut t = mt7621_board();
+    let eth = t.at(ETH);
+    let mut ghost = eth.children.iter().find(|c| c.name == "mac@1").unwrap().clone();
+    ghost.name = "mac@9".into();
+    ghost.set("reg", 0u32.to_be_bytes().to_vec());
+    ghost.set("status", b"disabled\0".to_vec());
+    ghost.remove("phandle");
+    eth.children.insert(0, ghost);
+    let bytes = dtb(&t);
+    let p = probe(&bytes).unwrap_or_else(|e| panic!("a disabled duplicate took the id: {e}"));
+    assert!(p.macs[0].unwrap().enabled);
+    assert_eq!(p.macs[0].unwrap().path.to_string(), "/ethernet@1e100000/mac@0");
+}
+
+#[test]
 fn disabled_ports_node_has_no_ports() {
     let mut t = mt7621_board();
     t.at(SWITCH_PORTS).set("status", b"disabled\0".to_vec());

@@ -328,8 +328,9 @@ impl<'a> Board<'a> {
         }
     }
 
-    /// Adds a MAC: its id must be one of the SoC's and not taken, an enabled MAC needs a phy
-    /// mode, and a fixed link a real speed. An enabled MAC whose phy mode the SoC does not
+    /// Adds a MAC: its id must be one of the SoC's and not taken (an enabled MAC replaces a
+    /// disabled one of the same id), an enabled MAC needs a phy mode, and a fixed link a real
+    /// speed. An enabled MAC whose phy mode the SoC does not
     /// list is kept disabled, with a warning (Linux binds such a board; phylink only warns).
     pub fn add_mac(&mut self, mac: NewMac<'a>) -> Result<(), ProbeError<'a>> {
         self.add_mac_as(mac, "phy-mode")
@@ -341,7 +342,8 @@ impl<'a> Board<'a> {
         let Some(id) = usize::try_from(mac.id).ok().filter(|&i| i < nmacs) else {
             return Err(ProbeError::at(mac.path, Some("reg"), K::MacOutOfRange { reg: mac.id, macs: nmacs }));
         };
-        if self.macs[id].is_some() {
+        // A disabled MAC does not hold its id against an enabled one (Linux never reads it).
+        if self.macs[id].is_some_and(|m| m.enabled || !mac.enabled) {
             return Err(ProbeError::at(mac.path, Some("reg"), K::DuplicateMac(mac.id)));
         }
         if let Link::Fixed { speed, .. } = mac.link

@@ -267,6 +267,9 @@ fn fixed_link<'a>(
     Ok(Some(Link::Fixed { speed, duplex, pause: sub.property("pause").is_some() }))
 }
 
+/// Reads every `mac@N` child. A disabled MAC is recorded (as disabled) but never fails the probe:
+/// Linux skips unavailable MAC nodes before reading them, so a disabled MAC with a bad property,
+/// an id past the SoC's MACs or a duplicate id is kept bare or left out.
 fn read_macs<'a>(tree: &Tree<'a>, eth: &FdtNode<'_, 'a>, board: &mut Board<'a>) -> Result<(), ProbeError<'a>> {
     for child in eth.children() {
         let cpath = tree.path_of(&child);
@@ -279,30 +282,62 @@ fn read_macs<'a>(tree: &Tree<'a>, eth: &FdtNode<'_, 'a>, board: &mut Board<'a>) 
         if !is_mac {
             continue;
         }
-        let id = read_reg(&child, Some(eth), cpath)?.base;
-        let id = u32::try_from(id).unwrap_or(u32::MAX);
         let on = enabled(&child, cpath)?;
-        let (mode_prop, mode) = match opt_str(&child, cpath, "phy-mode")? {
-            Some(m) => ("phy-mode", Some(m)),
-            None => ("phy-connection-type", opt_str(&child, cpath, "phy-connection-type")?),
-        };
-        let managed = opt_str(&child, cpath, "managed")?;
-        let in_band = match managed {
-            None | Some("auto") => false,
-            Some("in-band-status") => true,
-            Some(m) => return Err(ProbeError::at(cpath, Some("managed"), K::BadManaged(m))),
-        };
-        let phy = props::phandle_target(tree, &child, cpath, "phy-handle")?.map(|t| t.0);
-        let sfp = props::phandle_target(tree, &child, cpath, "sfp")?.map(|t| t.0);
-        let link = match (fixed_link(tree, &child, cpath)?, phy) {
-            (Some(l), _) => l,
-            (None, Some(phy)) => Link::Phy { phy },
-            (None, None) if sfp.is_some() || in_band => Link::InBand,
-            (None, None) => Link::Unknown,
-        };
-        board.add_mac_as(NewMac { id, path: cpath, enabled: on, phy_mode: mode, link, sfp, in_band }, mode_prop)?;
+        match read_mac(tree, eth, &child, cpath, on) {
+            Ok((mac, mode_prop)) => match board.add_mac_as(mac, mode_prop) {
+                Err(e) if on => return Err(e),
+                _ => {}
+            },
+            Err(e) if on => return Err(e),
+            Err(_) => {
+                if let Ok(reg) = read_reg(&child, Some(eth), cpath) {
+                    let id = u32::try_from(reg.base).unwrap_or(u32::MAX);
+                    let bare = NewMac {
+                        id,
+                        path: cpath,
+                        enabled: false,
+                        phy_mode: None,
+                        link: Link::Unknown,
+                        sfp: None,
+                        in_band: false,
+                    };
+                    let _ = board.add_mac(bare);
+                }
+            }
+        }
     }
     Ok(())
+}
+
+/// One `mac@N` node's properties, and the property its phy mode came from.
+fn read_mac<'a>(
+    tree: &Tree<'a>,
+    eth: &FdtNode<'_, 'a>,
+    child: &FdtNode<'_, 'a>,
+    cpath: NodePath<'a>,
+    on: bool,
+) -> Result<(NewMac<'a>, &'static str), ProbeError<'a>> {
+    let id = read_reg(child, Some(eth), cpath)?.base;
+    let id = u32::try_from(id).unwrap_or(u32::MAX);
+    let (mode_prop, mode) = match opt_str(child, cpath, "phy-mode")? {
+        Some(m) => ("phy-mode", Some(m)),
+        None => ("phy-connection-type", opt_str(child, cpath, "phy-connection-type")?),
+    };
+    let managed = opt_str(child, cpath, "managed")?;
+    let in_band = match managed {
+        None | Some("auto") => false,
+        Some("in-band-status") => true,
+        Some(m) => return Err(ProbeError::at(cpath, Some("managed"), K::BadManaged(m))),
+    };
+    let phy = props::phandle_target(tree, child, cpath, "phy-handle")?.map(|t| t.0);
+    let sfp = props::phandle_target(tree, child, cpath, "sfp")?.map(|t| t.0);
+    let link = match (fixed_link(tree, child, cpath)?, phy) {
+        (Some(l), _) => l,
+        (None, Some(phy)) => Link::Phy { phy },
+        (None, None) if sfp.is_some() || in_band => Link::InBand,
+        (None, None) => Link::Unknown,
+    };
+    Ok((NewMac { id, path: cpath, enabled: on, phy_mode: mode, link, sfp, in_band }, mode_prop))
 }
 
 /// The speed a switch port is known to run at: `fixed-link`, else `max-speed`.
@@ -377,8 +412,19 @@ fn read_ports<'a>(
                 return Err(ProbeError::at(ppath, Some("reg"), K::PortOutOfRange { port: number, ports: nports }));
             }
         }
-        let Some((mac_path, _, _)) = props::phandle_target(tree, &port, ppath, "ethernet")? else { continue };
+        let Some((mac_path, target, parent)) = props::phandle_target(tree, &port, ppath, "ethernet")? else {
+            continue;
+        };
         let Some(mac) = board.macs.iter().flatten().find(|m| m.path == mac_path) else {
+            // A disabled MAC the board left out (see read_macs) is a MAC all the same.
+            let is_mac_node = parent.is_some_and(|p| tree.path_of(&p) == board.path)
+                && target
+                    .property("compatible")
+                    .and_then(|c| strings(c.value))
+                    .is_some_and(|mut l| l.any(|c| c == "mediatek,eth-mac"));
+            if is_mac_node {
+                continue;
+            }
             return Err(ProbeError::at(ppath, Some("ethernet"), K::NotAMac { node: mac_path }));
         };
         if !mac.enabled {
