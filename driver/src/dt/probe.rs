@@ -341,6 +341,7 @@ fn read_mac<'a>(
 }
 
 /// The speed a switch port is known to run at: `fixed-link`, else `max-speed`.
+#[inline(never)]
 fn port_speed<'a>(tree: &Tree<'a>, port: &FdtNode<'_, 'a>, path: NodePath<'a>) -> Result<Option<u32>, ProbeError<'a>> {
     if let Some(l) = fixed_link(tree, port, path)? {
         return Ok(l.fixed_speed());
@@ -352,31 +353,35 @@ fn port_speed<'a>(tree: &Tree<'a>, port: &FdtNode<'_, 'a>, path: NodePath<'a>) -
 }
 
 /// Finds DSA switches whose CPU port points at one of the MACs and records their user ports.
+///
+/// Each switch is found by a walk of its own and read after that walk has returned, so the
+/// phandle lookups of its ports do not nest a second walk inside the first one's recursion
+/// (the stack a kernel has for all of it is 16 KiB).
 fn read_switches<'a>(tree: &Tree<'a>, board: &mut Board<'a>) -> Result<(), ProbeError<'a>> {
-    let mut error = None;
-    tree.walk(&mut |v| {
-        if !(v.node.name == "ports" || v.node.name == "ethernet-ports") {
-            return Flow::Continue;
-        }
+    let mut index = 0usize;
+    loop {
+        let mut seen = 0usize;
+        let mut found = None;
+        tree.walk(&mut |v| {
+            if !(v.node.name == "ports" || v.node.name == "ethernet-ports") {
+                return Flow::Continue;
+            }
+            let Some(sw) = v.parent() else { return Flow::Continue };
+            seen += 1;
+            if seen <= index {
+                return Flow::SkipChildren;
+            }
+            found = Some((sw, v.node, v.path));
+            Flow::Stop
+        });
+        let Some((sw, ports, ports_path)) = found else { return Ok(()) };
+        index += 1;
         // The switch is the `ports` node's parent; a disabled switch (or ports node) has no
         // ports.
-        let Some(sw) = v.parent() else { return Flow::Continue };
-        let on = enabled(&sw, tree.path_of(&sw)).and_then(|on| Ok(on && enabled(&v.node, v.path)?));
-        match on {
-            Ok(false) => return Flow::SkipChildren,
-            Ok(true) => {}
-            Err(e) => {
-                error = Some(e);
-                return Flow::Stop;
-            }
+        if enabled(&sw, tree.path_of(&sw))? && enabled(&ports, ports_path)? {
+            read_ports(tree, &sw, &ports, board)?;
         }
-        if let Err(e) = read_ports(tree, &sw, v, board) {
-            error = Some(e);
-            return Flow::Stop;
-        }
-        Flow::SkipChildren
-    });
-    error.map_or(Ok(()), Err)
+    }
 }
 
 /// Ports the switch `sw` has, from its compatible.
@@ -394,20 +399,20 @@ fn switch_ports<'a>(sw: &FdtNode<'_, 'a>, path: NodePath<'a>) -> Result<u32, Pro
 fn read_ports<'a>(
     tree: &Tree<'a>,
     sw: &FdtNode<'_, 'a>,
-    v: &Visit<'_, '_, 'a>,
+    ports: &FdtNode<'_, 'a>,
     board: &mut Board<'a>,
 ) -> Result<(), ProbeError<'a>> {
     let nports = switch_ports(sw, tree.path_of(sw))?;
     // The conduit: among enabled CPU ports whose `ethernet` is an enabled MAC, the fastest MAC,
     // ties to the lowest MAC id. Every enabled port's number is checked on the way.
     let mut conduit: Option<&MacConfig<'a>> = None;
-    for port in v.node.children() {
+    for port in ports.children() {
         let ppath = tree.path_of(&port);
         if !enabled(&port, ppath)? {
             continue;
         }
         if port.name.starts_with("port") {
-            let number = read_reg(&port, Some(&v.node), ppath)?.base;
+            let number = read_reg(&port, Some(ports), ppath)?.base;
             if number >= u64::from(nports) {
                 return Err(ProbeError::at(ppath, Some("reg"), K::PortOutOfRange { port: number, ports: nports }));
             }
@@ -438,7 +443,7 @@ fn read_ports<'a>(
         };
     }
     let Some(conduit) = conduit.map(|c| c.id) else { return Ok(()) };
-    for port in v.node.children() {
+    for port in ports.children() {
         let ppath = tree.path_of(&port);
         if !port.name.starts_with("port")
             || port.property("ethernet").is_some()
@@ -447,7 +452,7 @@ fn read_ports<'a>(
         {
             continue;
         }
-        let number = read_reg(&port, Some(&v.node), ppath)?.base;
+        let number = read_reg(&port, Some(ports), ppath)?.base;
         let label = opt_str(&port, ppath, "label")?.unwrap_or(port.name);
         let speed = port_speed(tree, &port, ppath)?;
         board.add_switch_port(NewPort {
