@@ -193,3 +193,64 @@ impl fmt::Debug for NodePath<'_> {
         write!(f, "NodePath({self})")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::NodePath;
+    use std::string::ToString;
+    use std::vec::Vec;
+
+    /// A structure block `/ { a { xyz; b@1 { }; }; c { }; }`.
+    fn block() -> Vec<u8> {
+        let mut s = Vec::new();
+        let node = |s: &mut Vec<u8>, name: &str| {
+            s.extend_from_slice(&1u32.to_be_bytes());
+            s.extend_from_slice(name.as_bytes());
+            s.push(0);
+            while !s.len().is_multiple_of(4) {
+                s.push(0);
+            }
+        };
+        node(&mut s, "");
+        node(&mut s, "a");
+        // A property inside a, skipped while rebuilding paths.
+        s.extend_from_slice(&3u32.to_be_bytes());
+        s.extend_from_slice(&5u32.to_be_bytes());
+        s.extend_from_slice(&0u32.to_be_bytes());
+        s.extend_from_slice(b"xyz\0\0\0\0\0");
+        node(&mut s, "b@1");
+        s.extend_from_slice(&2u32.to_be_bytes());
+        s.extend_from_slice(&2u32.to_be_bytes());
+        node(&mut s, "c");
+        for _ in 0..2 {
+            s.extend_from_slice(&2u32.to_be_bytes());
+        }
+        s.extend_from_slice(&9u32.to_be_bytes());
+        s
+    }
+
+    fn at<'a>(s: &'a [u8], name: &str) -> NodePath<'a> {
+        let i = s.windows(name.len() + 1).position(|w| &w[..name.len()] == name.as_bytes() && w[name.len()] == 0);
+        let i = i.expect("name in block");
+        NodePath::in_blob(s, core::str::from_utf8(&s[i..i + name.len()]).unwrap())
+    }
+
+    #[test]
+    fn blob_paths_print_whole_and_compare_with_text() {
+        let s = block();
+        let b = at(&s, "b@1");
+        assert_eq!(b.to_string(), "/a/b@1");
+        assert_eq!(b.name(), "b@1");
+        assert_eq!(at(&s, "c").to_string(), "/c");
+        assert_eq!(b, NodePath::new("/a/b@1"));
+        assert_eq!(NodePath::new("/a/b@1"), b);
+        for other in ["/a/b@2", "/a", "/a/b@1x", "", "/"] {
+            assert_ne!(b, NodePath::new(other), "{other}");
+        }
+        assert_eq!(NodePath::root(), NodePath::new("/"));
+        assert_ne!(b, at(&s, "c"));
+        // A name that does not lie in the block is taken for the root.
+        assert_eq!(NodePath::in_blob(&s, "elsewhere").to_string(), "/");
+    }
+}
