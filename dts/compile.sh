@@ -34,4 +34,4 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # shellcheck disable=SC2086 # DTC_FLAGS is a list of words
 cpp -nostdinc -undef -x assembler-with-cpp -D__DTS__ "$@" -I "$here/include" -I "$here" "$in" |
-	dtc -I dts -O dtb ${DTC_FLAGS:-} -o "$out" -
+	dtc -I dts -O dtb -Wno-interrupt_provider ${DTC_FLAGS:-} -o "$out" -

@@ -1,7 +1,7 @@
 //! Every board in `dts/`, compiled with cpp + dtc as the kernel does and probed: the SoC, MACs,
 //! switch ports, queue map and shaping decisions each board is written to show.
 
-use fe_driver::dt::{Board, Duplex, Link, Shaping, probe};
+use fe_driver::dt::{Board, Duplex, EthNode, Link, NewMac, NewPort, Shaping, probe};
 use std::path::PathBuf;
 
 fn compile(board: &str) -> Vec<u8> {
@@ -19,18 +19,127 @@ fn labels(p: &Board) -> Vec<(String, u32, u8, u8)> {
     p.switch_ports().map(|s| (s.label.to_string(), s.port, s.queue, s.conduit_mac)).collect()
 }
 
+/// Every board file in `dts/`.
+fn boards() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(fe_linux::dtc::dts_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "dts"))
+        .collect();
+    v.sort();
+    v
+}
+
 #[test]
 fn every_board_compiles_and_probes() {
     let mut n = 0;
-    for e in std::fs::read_dir(fe_linux::dtc::dts_dir()).unwrap() {
-        let p: PathBuf = e.unwrap().path();
-        if p.extension().is_some_and(|x| x == "dts") {
-            let dtb = fe_linux::dtc::compile(&p, &[]).unwrap_or_else(|e| panic!("{e}"));
-            probe(&dtb).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            n += 1;
-        }
+    for p in boards() {
+        let dtb = fe_linux::dtc::compile(&p, &[]).unwrap_or_else(|e| panic!("{e}"));
+        let b = probe(&dtb).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert_eq!(b.warnings().count(), 0, "{}: a bundled board probes without warnings", p.display());
+        n += 1;
     }
     assert!(n >= 6, "expected at least 6 boards, found {n}");
+}
+
+#[test]
+fn every_board_can_be_built_by_hand_to_the_same_result() {
+    // What a kernel does with its OF tree: the same facts through Board's checked builder give
+    // the same MACs, queues, ports and shaping decisions as the probe.
+    for p in boards() {
+        let dtb = fe_linux::dtc::compile(&p, &[]).unwrap_or_else(|e| panic!("{e}"));
+        let probed = probe(&dtb).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        let node = EthNode {
+            compatible: probed.compatible,
+            path: probed.path,
+            reg: probed.reg,
+            ethsys_path: probed.ethsys_path,
+            ethsys_reg: probed.ethsys_reg,
+        };
+        let mut b = Board::new(node, probed.irqs()).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        for m in probed.macs() {
+            let mode = (!m.phy_mode.is_empty()).then_some(m.phy_mode);
+            b.add_mac(NewMac {
+                id: u32::from(m.id),
+                path: m.path,
+                enabled: m.enabled,
+                phy_mode: mode,
+                link: m.link,
+                sfp: m.sfp,
+                in_band: m.in_band,
+            })
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        }
+        for s in probed.switch_ports() {
+            b.add_switch_port(NewPort {
+                label: s.label,
+                port: u64::from(s.port),
+                switch_ports: fe_driver::dt::probe::SWITCH_PORTS[0].1,
+                path: s.path,
+                conduit_mac: s.conduit_mac,
+                speed: s.speed,
+            })
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        }
+        assert!(std::ptr::eq(b.soc, probed.soc), "{}", p.display());
+        assert_eq!(b.macs, probed.macs, "{}", p.display());
+        assert_eq!(b.ports, probed.ports, "{}", p.display());
+        assert_eq!(b.irqs(), probed.irqs(), "{}", p.display());
+    }
+}
+
+/// Replaces every occurrence of the string `from` (not the tail of a longer word) in `bytes`
+/// with `to` (same length).
+fn patch(bytes: &mut [u8], from: &[u8], to: &[u8]) -> usize {
+    assert_eq!(from.len(), to.len());
+    let mut n = 0;
+    let mut i = 1;
+    while i + from.len() <= bytes.len() {
+        if &bytes[i..i + from.len()] == from && !bytes[i - 1].is_ascii_alphanumeric() {
+            bytes[i..i + from.len()].copy_from_slice(to);
+            n += 1;
+            i += from.len();
+        } else {
+            i += 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn report_escapes_control_characters_from_the_device_tree() {
+    let mut dtb = compile("mt7621-router.dts");
+    // A label that clears the screen and a phy mode with a bell, both the length of the originals.
+    assert!(patch(&mut dtb, b"lan1\0", b"\x1b[2J\0") > 0);
+    assert!(patch(&mut dtb, b"rgmii\0", b"rg\x07ii\0") > 0);
+    let p = probe(&dtb).unwrap_or_else(|e| panic!("{e}"));
+    let text = fe_linux::report::text(&p);
+    for line in text.lines() {
+        assert!(!line.chars().any(char::is_control), "raw control character in {line:?}");
+    }
+    assert!(text.contains("\\u{1b}[2J"), "{text}");
+    assert!(text.contains("rg\\u{7}ii"), "{text}");
+    let json = serde_json::to_string(&fe_linux::report::to_json(&p)).unwrap();
+    assert!(!json.chars().any(char::is_control), "{json}");
+}
+
+#[test]
+fn unsupported_phy_mode_is_a_warning_in_text_and_json() {
+    let mut dtb = compile("mt7621-router.dts");
+    // gmac1's rgmii becomes a mode no MAC of any SoC lists; the board still probes.
+    assert!(patch(&mut dtb, b"rgmii\0", b"xgmii\0") > 0);
+    let p = probe(&dtb).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.warnings().count(), 1);
+    let text = fe_linux::report::text(&p);
+    let warning = text.lines().find(|l| l.starts_with("warning")).unwrap_or_else(|| panic!("no warning in {text}"));
+    assert!(warning.contains("mac@1") && warning.contains("\"xgmii\"") && warning.contains("disabled"), "{warning}");
+    let json = fe_linux::report::to_json(&p);
+    let w = &json["warnings"][0];
+    assert!(w["path"].as_str().unwrap().ends_with("mac@1"), "{json}");
+    assert_eq!(w["property"], "phy-mode");
+    assert!(w["message"].as_str().unwrap().contains("xgmii"));
+    assert_eq!(json["macs"][1]["enabled"], false);
+    assert!(!json["switch_ports"].as_array().unwrap().is_empty(), "the switch ports are kept");
 }
 
 #[test]

@@ -7,10 +7,28 @@ use fe_driver::dt::{ProbeErrorKind as K, probe};
 use proptest::prelude::*;
 use support::{dtb, mt7621_board};
 
+/// The outcome's kind; on the way, renders everything a caller may print (node paths are
+/// rebuilt from the blob when printed, so they are exercised on every mutated blob too).
 fn kind(bytes: &[u8]) -> String {
     match probe(bytes) {
-        Ok(_) => "ok".into(),
-        Err(e) => format!("{:?}", e.kind),
+        Ok(b) => {
+            let mut all = format!("{} {} {}", b.path, b.ethsys_path, b.compatible);
+            for m in b.macs() {
+                all += &format!("{} {:?} {:?}", m.path, m.link, m.sfp);
+            }
+            for p in b.switch_ports() {
+                all += &format!("{} {}", p.path, p.path == b.path);
+            }
+            for w in b.warnings() {
+                all += &w.to_string();
+            }
+            assert!(!all.is_empty());
+            "ok".into()
+        }
+        Err(e) => {
+            assert!(!e.to_string().is_empty());
+            format!("{:?}", e.kind)
+        }
     }
 }
 

@@ -3,8 +3,15 @@
 
 mod support;
 
-use fe_driver::dt::{Duplex, Link, ProbeErrorKind as K, Shaping, probe};
+use fe_driver::dt::board::{fe_extent, min_window};
+use fe_driver::dt::{
+    Board, Duplex, EthNode, IrqSpec, Link, NewMac, NewPort, NodePath, ProbeErrorKind as K, Region, Shaping, probe,
+    probe_into,
+};
+use std::mem::MaybeUninit;
 use support::{ETH, Node, dtb, mt7621_board};
+
+const SWITCH_PORTS: &str = "/ethernet@1e100000/mdio-bus/switch@1f/ports";
 
 fn err_of(root: &Node) -> (K<'static>, String, Option<String>, String) {
     let bytes: &'static [u8] = Box::leak(dtb(root).into_boxed_slice());
@@ -211,13 +218,37 @@ fn duplicate_mac() {
 }
 
 #[test]
-fn unsupported_phy_mode() {
+fn unsupported_phy_mode_disables_that_mac_with_a_warning_and_keeps_the_rest() {
+    // Linux 6.12 binds such a board (phylink only warns): the other MAC and every switch port
+    // stay, the MAC is kept disabled, and the board carries the warning.
+    let good = dtb(&mt7621_board());
+    let before = probe(&good).unwrap();
     let mut t = mt7621_board();
     t.at("/ethernet@1e100000/mac@1").set("phy-mode", b"trgmii\0".to_vec());
-    let (k, path, prop, msg) = err_of(&t);
-    assert!(matches!(k, K::UnsupportedPhyMode { mode: "trgmii", .. }));
-    assert_eq!((path.as_str(), prop.as_deref()), ("/ethernet@1e100000/mac@1", Some("phy-mode")));
-    assert!(msg.contains("\"rgmii\""), "{msg}");
+    let bytes = dtb(&t);
+    let p = probe(&bytes).unwrap_or_else(|e| panic!("the probe refused the whole board: {e}"));
+    let m1 = p.macs[1].unwrap();
+    assert!(!m1.enabled && m1.unsupported_mode);
+    assert_eq!(m1.phy_mode, "trgmii");
+    assert!(p.macs[0].unwrap().enabled);
+    assert_eq!(p.switch_ports().count(), before.switch_ports().count());
+    let w: Vec<_> = p.warnings().collect();
+    assert_eq!(w.len(), 1);
+    assert!(matches!(w[0].kind, K::UnsupportedPhyMode { mode: "trgmii", .. }));
+    assert_eq!((w[0].path.to_string().as_str(), w[0].property), ("/ethernet@1e100000/mac@1", Some("phy-mode")));
+    assert!(w[0].to_string().contains("\"rgmii\""), "{}", w[0]);
+    assert_eq!(before.warnings().count(), 0);
+}
+
+#[test]
+fn unsupported_legacy_phy_connection_type_names_its_property() {
+    let mut t = mt7621_board();
+    let m = t.at("/ethernet@1e100000/mac@1");
+    m.remove("phy-mode");
+    m.set("phy-connection-type", b"trgmii\0".to_vec());
+    let bytes = dtb(&t);
+    let p = probe(&bytes).unwrap();
+    assert_eq!(p.warnings().next().unwrap().property, Some("phy-connection-type"));
 }
 
 #[test]
@@ -266,4 +297,254 @@ fn bad_string() {
     t.at(ETH).set("clock-names", b"fe".to_vec());
     let (k, _, prop, _) = err_of(&t);
     assert_eq!((k, prop.as_deref()), (K::BadString, Some("clock-names")));
+}
+
+#[test]
+fn disabled_fixed_link_child_is_not_used() {
+    // mac@1 has a PHY and a disabled fixed-link child: Linux reads only available children, so
+    // the link is the PHY's.
+    let mut t = mt7621_board();
+    t.at("/ethernet@1e100000/mdio-bus")
+        .children
+        .push(Node::new("ethernet-phy@5").cells("reg", &[5]).cells("phandle", &[9]));
+    let m = t.at("/ethernet@1e100000/mac@1");
+    m.set("phy-handle", 9u32.to_be_bytes().to_vec());
+    m.at("fixed-link").set("status", b"disabled\0".to_vec());
+    let bytes = dtb(&t);
+    let p = probe(&bytes).unwrap();
+    match p.macs[1].unwrap().link {
+        Link::Phy { phy } => assert_eq!(phy.to_string(), "/ethernet@1e100000/mdio-bus/ethernet-phy@5"),
+        other => panic!("a disabled fixed-link child was used: {other:?}"),
+    }
+    // Without a PHY the MAC's link is unknown, not the disabled fixed link.
+    t.at("/ethernet@1e100000/mac@1").remove("phy-handle");
+    let bytes = dtb(&t);
+    assert_eq!(probe(&bytes).unwrap().macs[1].unwrap().link, Link::Unknown);
+}
+
+#[test]
+fn a_disabled_mac_never_fails_the_probe() {
+    // Linux skips unavailable MAC nodes before reading them.
+    let mut t = mt7621_board();
+    let m = t.at("/ethernet@1e100000/mac@1");
+    m.set("status", b"disabled\0".to_vec());
+    m.set("managed", b"sometimes\0".to_vec());
+    m.set("phy-handle", 42u32.to_be_bytes().to_vec());
+    let bytes = dtb(&t);
+    let p = probe(&bytes).unwrap_or_else(|e| panic!("a disabled MAC failed the probe: {e}"));
+    let m1 = p.macs[1].unwrap();
+    assert!(!m1.enabled);
+    assert_eq!(m1.link, Link::Unknown);
+    assert_eq!(p.enabled_macs().count(), 1);
+    // One past the SoC's MACs, or a second mac@0: left out, the board probes.
+    for reg in [2u32, 0] {
+        let mut t = mt7621_board();
+        let m = t.at("/ethernet@1e100000/mac@1");
+        m.set("status", b"disabled\0".to_vec());
+        m.set("reg", reg.to_be_bytes().to_vec());
+        // A CPU port to the left-out MAC: a MAC all the same, not an error.
+        t.at(SWITCH_PORTS).children.push(Node::new("port@5").cells("reg", &[5]).cells("ethernet", &[4]));
+        let bytes = dtb(&t);
+        let p = probe(&bytes).unwrap_or_else(|e| panic!("reg {reg}: {e}"));
+        assert_eq!(p.macs().count(), 1, "reg {reg}");
+        assert!(p.macs[0].unwrap().enabled);
+    }
+    // A disabled mac@0 before the enabled one does not take its id.
+    let mut t = mt7621_board();
+    let eth = t.at(ETH);
+    let mut ghost = eth.children.iter().find(|c| c.name == "mac@1").unwrap().clone();
+    ghost.name = "mac@9".into();
+    ghost.set("reg", 0u32.to_be_bytes().to_vec());
+    ghost.set("status", b"disabled\0".to_vec());
+    ghost.remove("phandle");
+    eth.children.insert(0, ghost);
+    let bytes = dtb(&t);
+    let p = probe(&bytes).unwrap_or_else(|e| panic!("a disabled duplicate took the id: {e}"));
+    assert!(p.macs[0].unwrap().enabled);
+    assert_eq!(p.macs[0].unwrap().path.to_string(), "/ethernet@1e100000/mac@0");
+}
+
+#[test]
+fn disabled_ports_node_has_no_ports() {
+    let mut t = mt7621_board();
+    t.at(SWITCH_PORTS).set("status", b"disabled\0".to_vec());
+    let bytes = dtb(&t);
+    assert_eq!(probe(&bytes).unwrap().switch_ports().count(), 0);
+}
+
+#[test]
+fn register_window_smaller_than_the_map_is_refused() {
+    let bytes = dtb(&mt7621_board());
+    let p = probe(&bytes).unwrap();
+    let need = min_window(p.soc, p.compatible);
+    assert!(need > 0 && need <= fe_extent(p.soc));
+    for size in [0, need - 4] {
+        let mut t = mt7621_board();
+        t.at(ETH).set("reg", [0x1e10_0000u32, size as u32].iter().flat_map(|c| c.to_be_bytes()).collect());
+        let (k, path, prop, msg) = err_of(&t);
+        assert_eq!((k, path.as_str(), prop.as_deref()), (K::RegTooSmall { size, need }, ETH, Some("reg")));
+        assert!(msg.contains("smaller than"), "{msg}");
+    }
+    // `#size-cells = <0>` on the parent: the window has no size at all.
+    let mut t = mt7621_board();
+    t.set("#size-cells", 0u32.to_be_bytes().to_vec());
+    t.at(ETH).set("reg", 0x1e10_0000u32.to_be_bytes().to_vec());
+    t.at("/syscon@1e000000").set("reg", 0x1e00_0000u32.to_be_bytes().to_vec());
+    t.at("/interrupt-controller@1fbc0000").set("reg", 0x1fbc_0000u32.to_be_bytes().to_vec());
+    let (k, path, _, _) = err_of(&t);
+    assert_eq!((k, path.as_str()), (K::RegTooSmall { size: 0, need }, ETH));
+}
+
+#[test]
+fn cpu_port_pointing_at_a_non_mac_names_the_node() {
+    let mut t = mt7621_board();
+    // phandle 2 is the ETHSYS syscon, not a MAC.
+    t.at(&format!("{SWITCH_PORTS}/port@6")).set("ethernet", 2u32.to_be_bytes().to_vec());
+    let (k, path, prop, msg) = err_of(&t);
+    match k {
+        K::NotAMac { node } => assert_eq!(node.to_string(), "/syscon@1e000000"),
+        other => panic!("expected NotAMac, got {other:?}"),
+    }
+    assert_eq!((path, prop.as_deref()), (format!("{SWITCH_PORTS}/port@6"), Some("ethernet")));
+    assert!(msg.contains("points at /syscon@1e000000, which is not a MAC"), "{msg}");
+}
+
+#[test]
+fn switch_port_number_is_checked_against_the_switch() {
+    for reg in [0xffff_ffffu32, 7] {
+        let mut t = mt7621_board();
+        t.at(&format!("{SWITCH_PORTS}/port@4")).set("reg", reg.to_be_bytes().to_vec());
+        let (k, path, prop, msg) = err_of(&t);
+        assert_eq!(k, K::PortOutOfRange { port: u64::from(reg), ports: 7 });
+        assert_eq!((path, prop.as_deref()), (format!("{SWITCH_PORTS}/port@4"), Some("reg")));
+        assert!(msg.contains("ports 0..7"), "{msg}");
+    }
+}
+
+#[test]
+fn control_characters_in_messages_are_escaped() {
+    let mut t = mt7621_board();
+    t.at(ETH).set("compatible", b"mediatek,\x1b[2Jmt7988-eth\0".to_vec());
+    let (_, _, _, msg) = err_of(&t);
+    assert!(!msg.contains('\x1b') && msg.contains("\\u{1b}[2J"), "{msg}");
+}
+
+#[test]
+fn probe_into_fills_the_callers_slot() {
+    let bytes = dtb(&mt7621_board());
+    let mut slot = MaybeUninit::uninit();
+    let b = probe_into(&bytes, &mut slot).unwrap();
+    let p = probe(&bytes).unwrap();
+    assert_eq!(b.macs, p.macs);
+    assert_eq!(b.ports, p.ports);
+    assert!(probe_into(&bytes[..40], &mut slot).is_err());
+}
+
+// ---- boards built without a blob (a kernel has its device tree through the OF API) ----
+
+fn node(soc: &fe_regs::SocInfo, size: u64) -> EthNode<'static> {
+    EthNode {
+        compatible: soc.compatible[0],
+        path: NodePath::new("/soc/ethernet"),
+        reg: Region { base: 0x1000_0000, size },
+        ethsys_path: NodePath::new("/soc/syscon"),
+        ethsys_reg: Region { base: 0x1100_0000, size: 0x1000 },
+    }
+}
+
+fn irqs(soc: &fe_regs::SocInfo) -> Vec<IrqSpec> {
+    (0..soc.caps.irq.lines).map(|i| IrqSpec { cells: [0, 100 + u32::from(i), 4, 0], ncells: 3 }).collect()
+}
+
+fn mac(id: u32, mode: &'static str) -> NewMac<'static> {
+    NewMac {
+        id,
+        path: NodePath::new(["/soc/ethernet/mac@0", "/soc/ethernet/mac@1", "/soc/ethernet/mac@2"][id as usize % 3]),
+        enabled: true,
+        phy_mode: Some(mode),
+        link: Link::Fixed { speed: 1000, duplex: Duplex::Full, pause: true },
+        sfp: None,
+        in_band: false,
+    }
+}
+
+fn port(n: u64, speed: Option<u32>) -> NewPort<'static> {
+    NewPort {
+        label: "lan",
+        port: n,
+        switch_ports: 7,
+        path: NodePath::new("/soc/switch/ports/port"),
+        conduit_mac: 0,
+        speed,
+    }
+}
+
+#[test]
+fn every_soc_builds_a_board_by_hand() {
+    for soc in fe_regs::SOCS {
+        let irqs = irqs(soc);
+        let mut b = Board::new(node(soc, fe_extent(soc)), &irqs).unwrap_or_else(|e| panic!("{}: {e}", soc.name));
+        assert!(std::ptr::eq(b.soc, soc));
+        assert_eq!(b.irqs(), &irqs[..]);
+        for (id, caps) in soc.caps.macs.iter().enumerate() {
+            b.add_mac(mac(id as u32, caps.phy_modes[0])).unwrap_or_else(|e| panic!("{}: {e}", soc.name));
+        }
+        assert_eq!(b.enabled_macs().count(), soc.caps.macs.len());
+        assert!(b.macs().all(|m| m.queue == m.id));
+        b.add_switch_port(port(0, Some(100))).unwrap();
+        b.add_switch_port(port(1, None)).unwrap();
+        let ports: Vec<_> = b.switch_ports().copied().collect();
+        assert_eq!(ports[0].queue, 3, "{}: port N uses queue N+3", soc.name);
+        assert_eq!(ports[0].shaping, Shaping::Shaped { speed: 100 }, "{}", soc.name);
+        assert_eq!(ports[1].shaping, Shaping::AtLinkUp, "{}", soc.name);
+        assert_eq!(b.warnings().count(), 0);
+
+        // Into a slot the caller owns.
+        let mut slot = MaybeUninit::uninit();
+        let b2 = Board::init(&mut slot, node(soc, fe_extent(soc)), &irqs).unwrap();
+        b2.add_mac(mac(0, soc.caps.macs[0].phy_modes[0])).unwrap();
+        assert_eq!(b2.macs().count(), 1);
+    }
+}
+
+#[test]
+fn a_board_built_by_hand_is_checked_like_a_probed_one() {
+    for soc in fe_regs::SOCS {
+        let irqs = irqs(soc);
+        let need = fe_extent(soc);
+        let small = Board::new(node(soc, need.min(min_window(soc, soc.compatible[0])) - 4), &irqs).unwrap_err();
+        assert!(matches!(small.kind, K::RegTooSmall { .. }), "{}: {small}", soc.name);
+        let few = Board::new(node(soc, need), &irqs[1..]).unwrap_err();
+        assert!(matches!(few.kind, K::WrongIrqCount { .. }), "{}: {few}", soc.name);
+        let mut unknown = node(soc, need);
+        unknown.compatible = "mediatek,no-such-eth";
+        assert!(matches!(Board::new(unknown, &irqs).unwrap_err().kind, K::UnknownCompatible(_)));
+
+        let mut b = Board::new(node(soc, need), &irqs).unwrap();
+        let nmacs = soc.caps.macs.len() as u32;
+        let e = b.add_mac(mac(nmacs, "rgmii")).unwrap_err();
+        assert_eq!(e.kind, K::MacOutOfRange { reg: nmacs, macs: nmacs as usize });
+        // Conduit 0 is not there yet.
+        assert_eq!(b.add_switch_port(port(0, None)).unwrap_err().kind, K::ConduitNotEnabled(0));
+        b.add_mac(mac(0, soc.caps.macs[0].phy_modes[0])).unwrap();
+        assert_eq!(b.add_mac(mac(0, soc.caps.macs[0].phy_modes[0])).unwrap_err().kind, K::DuplicateMac(0));
+        let mut no_mode = mac(1, "x");
+        no_mode.phy_mode = None;
+        assert_eq!(b.add_mac(no_mode).unwrap_err().kind, K::MissingProperty);
+        let mut slow = mac(1, soc.caps.macs[1].phy_modes[0]);
+        slow.link = Link::Fixed { speed: 1234, duplex: Duplex::Full, pause: false };
+        assert_eq!(b.add_mac(slow).unwrap_err().kind, K::BadSpeed(1234));
+        // A phy mode the MAC does not list: kept disabled, with a warning.
+        b.add_mac(mac(1, "no-such-mode")).unwrap();
+        assert!(!b.macs[1].unwrap().enabled);
+        assert_eq!(b.warnings().count(), 1);
+        assert_eq!(b.add_switch_port(port(7, None)).unwrap_err().kind, K::PortOutOfRange { port: 7, ports: 7 });
+        assert_eq!(b.add_switch_port(port(0, Some(123))).unwrap_err().kind, K::BadSpeed(123));
+        for n in 0..fe_driver::dt::board::MAX_PORTS as u64 {
+            let mut p = port(n % 7, None);
+            p.switch_ports = 7;
+            b.add_switch_port(p).unwrap();
+        }
+        assert_eq!(b.add_switch_port(port(0, None)).unwrap_err().kind, K::TooManyPorts);
+    }
 }

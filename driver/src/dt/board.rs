@@ -1,7 +1,16 @@
-//! What the probe found: the `Board` the driver core is brought up with.
+//! What the probe found: the `Board` the driver core is brought up with, and the checked way to
+//! build one without a device-tree blob.
+//!
+//! A kernel has its device tree already parsed (the OF API) and builds a [`Board`] from it:
+//! [`Board::new`] (or [`Board::init`] into a slot the caller owns) with the Ethernet node's own
+//! facts, then [`Board::add_mac`] per `mac@N` and [`Board::add_switch_port`] per DSA user
+//! port. Each step applies the checks `dt::probe` applies to a blob (the probe itself is
+//! built on these steps), so a hand-built board is as valid as a probed one.
 
+use super::error::{ProbeError, ProbeErrorKind as K};
 use super::path::NodePath;
-use fe_regs::SocInfo;
+use core::mem::MaybeUninit;
+use fe_regs::{SocInfo, Space};
 
 /// Most MACs a frame engine has (`mac@N` with N < 3).
 pub const MAX_MACS: usize = 3;
@@ -9,6 +18,10 @@ pub const MAX_MACS: usize = 3;
 pub const MAX_PORTS: usize = 16;
 /// Most interrupt lines recorded.
 pub const MAX_IRQS: usize = 8;
+/// Link speeds (Mbit/s) a MAC or switch port can run at.
+pub const SPEEDS: &[u32] = &[10, 100, 1000, 2500, 5000, 10000];
+/// Ports a DSA switch of unknown model may have (Linux's `DSA_MAX_PORTS`).
+pub const DSA_MAX_PORTS: u32 = 12;
 
 /// An address range from a `reg` property.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -30,7 +43,7 @@ pub enum Duplex {
 
 /// How a MAC's link is set up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Link {
+pub enum Link<'a> {
     /// A fixed link (to a switch CPU port, usually).
     Fixed {
         /// Speed in Mbit/s.
@@ -43,7 +56,7 @@ pub enum Link {
     /// A PHY on MDIO (`phy-handle`); speed is known at link-up.
     Phy {
         /// Path of the PHY node.
-        phy: NodePath,
+        phy: NodePath<'a>,
     },
     /// An SFP cage or in-band status; speed is known at link-up.
     InBand,
@@ -51,7 +64,7 @@ pub enum Link {
     Unknown,
 }
 
-impl Link {
+impl Link<'_> {
     /// The speed if the device tree fixes it.
     #[must_use]
     pub fn fixed_speed(&self) -> Option<u32> {
@@ -68,19 +81,23 @@ pub struct MacConfig<'a> {
     /// MAC id (`reg`).
     pub id: u8,
     /// Node path.
-    pub path: NodePath,
-    /// `status` is okay.
+    pub path: NodePath<'a>,
+    /// `status` is okay, and the SoC can drive its phy mode (see [`Board::warnings`]).
     pub enabled: bool,
-    /// `phy-mode` (or `phy-connection-type`).
+    /// `phy-mode` (or `phy-connection-type`); empty for a disabled MAC without one.
     pub phy_mode: &'a str,
     /// The link.
-    pub link: Link,
+    pub link: Link<'a>,
     /// Path of the SFP cage, if any.
-    pub sfp: Option<NodePath>,
+    pub sfp: Option<NodePath<'a>>,
     /// `managed = "in-band-status"`.
     pub in_band: bool,
     /// TX queue of traffic sent directly on this MAC (= id; never shaped).
     pub queue: u8,
+    /// Disabled by the probe: the SoC cannot drive `phy_mode` (see [`Board::warnings`]).
+    pub unsupported_mode: bool,
+    /// The phy mode came from the legacy `phy-connection-type` property.
+    legacy_mode_property: bool,
 }
 
 /// Whether a switch port's QDMA queue is rate-limited.
@@ -105,7 +122,7 @@ pub struct SwitchPort<'a> {
     /// Port number (`reg`).
     pub port: u32,
     /// Node path.
-    pub path: NodePath,
+    pub path: NodePath<'a>,
     /// MAC id of the conduit (the CPU port's `ethernet`).
     pub conduit_mac: u8,
     /// Speed if known from the device tree (`fixed-link` or `max-speed`).
@@ -133,15 +150,96 @@ impl IrqSpec {
     }
 }
 
-/// Everything the probe learned about the board's frame engine.
+/// The Ethernet node's own facts, the first step of building a [`Board`] by hand.
 #[derive(Clone, Copy, Debug)]
+pub struct EthNode<'a> {
+    /// A compatible string of the node; it selects the SoC (`mediatek,mt7621-eth`).
+    pub compatible: &'a str,
+    /// The node's path (for messages).
+    pub path: NodePath<'a>,
+    /// Frame-engine registers (`reg`): at least the extent of the SoC's register map.
+    pub reg: Region,
+    /// Path of the ETHSYS syscon (`mediatek,ethsys`).
+    pub ethsys_path: NodePath<'a>,
+    /// ETHSYS registers.
+    pub ethsys_reg: Region,
+}
+
+/// One `mac@N` for [`Board::add_mac`].
+#[derive(Clone, Copy, Debug)]
+pub struct NewMac<'a> {
+    /// MAC id (`reg`), below the SoC's MAC count.
+    pub id: u32,
+    /// Node path (for messages).
+    pub path: NodePath<'a>,
+    /// `status` is okay.
+    pub enabled: bool,
+    /// `phy-mode`; required when enabled.
+    pub phy_mode: Option<&'a str>,
+    /// The link.
+    pub link: Link<'a>,
+    /// Path of the SFP cage, if any.
+    pub sfp: Option<NodePath<'a>>,
+    /// `managed = "in-band-status"`.
+    pub in_band: bool,
+}
+
+/// One DSA switch user port for [`Board::add_switch_port`].
+#[derive(Clone, Copy, Debug)]
+pub struct NewPort<'a> {
+    /// `label` (or the node name).
+    pub label: &'a str,
+    /// Port number (`reg`), below `switch_ports`.
+    pub port: u64,
+    /// How many ports the switch has (7 for MT7530/MT7531).
+    pub switch_ports: u32,
+    /// Node path (for messages).
+    pub path: NodePath<'a>,
+    /// MAC id of the conduit; must be an enabled MAC of the board.
+    pub conduit_mac: u8,
+    /// Speed if known (`fixed-link` or `max-speed`).
+    pub speed: Option<u32>,
+}
+
+/// Register windows narrower than the SoC's map that upstream device trees give and Linux
+/// works with, by compatible: MT7621's `reg = <0x1e100000 0x10000>` leaves out the MDIO and
+/// GMAC registers at 0x10000..0x10210 (MIPS reaches them through the unmapped KSEG1 segment,
+/// so Linux never notices). A platform that maps `reg` page by page must map [`fe_extent`].
+/// Listed in `dts/README.md`; anything smaller is refused.
+pub const NARROW_WINDOWS: &[(&str, u64)] = &[("mediatek,mt7621-eth", 0x10000)];
+
+/// The smallest `reg` size the probe accepts for `compatible` on `soc`: the map's extent, or
+/// the accepted upstream window of [`NARROW_WINDOWS`].
+#[must_use]
+pub fn min_window(soc: &SocInfo, compatible: &str) -> u64 {
+    let extent = fe_extent(soc);
+    NARROW_WINDOWS.iter().find(|(c, _)| *c == compatible).map_or(extent, |&(_, w)| w.min(extent))
+}
+
+/// The bytes the SoC's frame-engine register map spans: one past its highest register.
+#[must_use]
+pub fn fe_extent(soc: &SocInfo) -> u64 {
+    soc.registers
+        .iter()
+        .filter(|r| r.space == Space::Fe)
+        .map(|r| u64::from(r.offset) + u64::from(r.stride) * u64::from(r.count.max(1) - 1) + 4)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Everything the probe learned about the board's frame engine.
+///
+/// Read its fields; build one with `dt::probe`, [`Board::new`] or [`Board::init`] (the
+/// struct is `#[non_exhaustive]`, so it is never assembled unchecked).
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct Board<'a> {
     /// The SoC, from the generated table.
     pub soc: &'static SocInfo,
     /// The compatible string that matched.
     pub compatible: &'a str,
     /// Path of the Ethernet node.
-    pub path: NodePath,
+    pub path: NodePath<'a>,
     /// Frame-engine registers.
     pub reg: Region,
     /// Interrupts in device-tree order.
@@ -149,7 +247,7 @@ pub struct Board<'a> {
     /// Number of interrupts.
     pub nirqs: u8,
     /// Path of the ETHSYS syscon.
-    pub ethsys_path: NodePath,
+    pub ethsys_path: NodePath<'a>,
     /// ETHSYS registers.
     pub ethsys_reg: Region,
     /// MACs by id.
@@ -161,10 +259,181 @@ pub struct Board<'a> {
 }
 
 impl<'a> Board<'a> {
+    /// Checks the Ethernet node's facts (a compatible some SoC claims, a register window that
+    /// spans the SoC's map, the SoC's number of interrupts) and gives a board without MACs or
+    /// ports.
+    pub fn new(node: EthNode<'a>, irqs: &[IrqSpec]) -> Result<Self, ProbeError<'a>> {
+        let soc = Self::check_node(&node, irqs)?;
+        Ok(Self::empty(soc, &node, irqs))
+    }
+
+    /// [`Board::new`] into `out`, written in place.
+    #[cfg(feature = "fdt")]
+    pub(crate) fn new_in(out: &mut Result<Self, ProbeError<'a>>, node: EthNode<'a>, irqs: &[IrqSpec]) {
+        *out = match Self::check_node(&node, irqs) {
+            Ok(soc) => Ok(Self::empty(soc, &node, irqs)),
+            Err(e) => Err(e),
+        };
+    }
+
+    /// [`Board::new`] into `slot`, which the caller owns (a kernel keeps a board in memory it
+    /// allocated, not on its 16 KiB stack); gives the board written there.
+    pub fn init<'s>(
+        slot: &'s mut MaybeUninit<Board<'a>>,
+        node: EthNode<'a>,
+        irqs: &[IrqSpec],
+    ) -> Result<&'s mut Board<'a>, ProbeError<'a>> {
+        let soc = Self::check_node(&node, irqs)?;
+        Ok(slot.write(Self::empty(soc, &node, irqs)))
+    }
+
+    fn check_node(node: &EthNode<'a>, irqs: &[IrqSpec]) -> Result<&'static SocInfo, ProbeError<'a>> {
+        let soc = fe_regs::by_compatible(node.compatible).ok_or(ProbeError::at(
+            node.path,
+            Some("compatible"),
+            K::UnknownCompatible(node.compatible),
+        ))?;
+        let need = min_window(soc, node.compatible);
+        if node.reg.size < need {
+            return Err(ProbeError::at(node.path, Some("reg"), K::RegTooSmall { size: node.reg.size, need }));
+        }
+        let expected = soc.caps.irq.lines;
+        if irqs.len() != usize::from(expected) || irqs.len() > MAX_IRQS {
+            return Err(ProbeError::at(
+                node.path,
+                Some("interrupts"),
+                K::WrongIrqCount { expected, found: irqs.len() },
+            ));
+        }
+        Ok(soc)
+    }
+
+    fn empty(soc: &'static SocInfo, node: &EthNode<'a>, list: &[IrqSpec]) -> Self {
+        let mut irqs = [IrqSpec::default(); MAX_IRQS];
+        for (slot, i) in irqs.iter_mut().zip(list) {
+            *slot = *i;
+        }
+        Board {
+            soc,
+            compatible: node.compatible,
+            path: node.path,
+            reg: node.reg,
+            irqs,
+            nirqs: list.len().min(MAX_IRQS) as u8,
+            ethsys_path: node.ethsys_path,
+            ethsys_reg: node.ethsys_reg,
+            macs: [None; MAX_MACS],
+            ports: [None; MAX_PORTS],
+            nports: 0,
+        }
+    }
+
+    /// Adds a MAC: its id must be one of the SoC's and not taken (an enabled MAC replaces a
+    /// disabled one of the same id), an enabled MAC needs a phy mode, and a fixed link a real
+    /// speed. An enabled MAC whose phy mode the SoC does not
+    /// list is kept disabled, with a warning (Linux binds such a board; phylink only warns).
+    pub fn add_mac(&mut self, mac: NewMac<'a>) -> Result<(), ProbeError<'a>> {
+        self.add_mac_as(mac, "phy-mode")
+    }
+
+    /// [`Board::add_mac`], naming `mode_prop` (`phy-mode` or `phy-connection-type`) in messages.
+    pub(crate) fn add_mac_as(&mut self, mac: NewMac<'a>, mode_prop: &'a str) -> Result<(), ProbeError<'a>> {
+        let nmacs = self.soc.caps.macs.len().min(MAX_MACS);
+        let Some(id) = usize::try_from(mac.id).ok().filter(|&i| i < nmacs) else {
+            return Err(ProbeError::at(mac.path, Some("reg"), K::MacOutOfRange { reg: mac.id, macs: nmacs }));
+        };
+        // A disabled MAC does not hold its id against an enabled one (Linux never reads it).
+        if self.macs[id].is_some_and(|m| m.enabled || !mac.enabled) {
+            return Err(ProbeError::at(mac.path, Some("reg"), K::DuplicateMac(mac.id)));
+        }
+        if let Link::Fixed { speed, .. } = mac.link
+            && !SPEEDS.contains(&speed)
+        {
+            return Err(ProbeError::at(mac.path, Some("fixed-link"), K::BadSpeed(speed)));
+        }
+        let allowed = self.soc.caps.macs[id].phy_modes;
+        let mut enabled = mac.enabled;
+        let mut unsupported_mode = false;
+        let phy_mode = match mac.phy_mode {
+            Some(m) if enabled && !allowed.contains(&m) => {
+                // Kept, disabled, and reported by `warnings()`.
+                unsupported_mode = true;
+                enabled = false;
+                m
+            }
+            Some(m) => m,
+            None if enabled => return Err(ProbeError::at(mac.path, Some("phy-mode"), K::MissingProperty)),
+            None => "",
+        };
+        let id = id as u8;
+        self.macs[usize::from(id)] = Some(MacConfig {
+            id,
+            path: mac.path,
+            enabled,
+            phy_mode,
+            link: mac.link,
+            sfp: mac.sfp,
+            in_band: mac.in_band,
+            queue: id,
+            unsupported_mode,
+            legacy_mode_property: mode_prop == "phy-connection-type",
+        });
+        Ok(())
+    }
+
+    /// Adds a switch user port behind `conduit_mac`: the port number must be one of the
+    /// switch's, the conduit an enabled MAC, a known speed a real one. Gives it queue
+    /// port + 3 (the conduit's queue when that is past the SoC's queues) and decides its
+    /// shaping: shaped only when its speed is known and slower than the conduit's fixed link.
+    pub fn add_switch_port(&mut self, port: NewPort<'a>) -> Result<(), ProbeError<'a>> {
+        let ports = port.switch_ports.min(u32::MAX - 3);
+        let Some(number) = u32::try_from(port.port).ok().filter(|&n| n < ports) else {
+            return Err(ProbeError::at(
+                port.path,
+                Some("reg"),
+                K::PortOutOfRange { port: port.port, ports: port.switch_ports },
+            ));
+        };
+        let Some(conduit) = self.enabled_macs().find(|m| m.id == port.conduit_mac).copied() else {
+            return Err(ProbeError::at(port.path, None, K::ConduitNotEnabled(port.conduit_mac)));
+        };
+        if let Some(s) = port.speed
+            && !SPEEDS.contains(&s)
+        {
+            return Err(ProbeError::at(port.path, Some("max-speed"), K::BadSpeed(s)));
+        }
+        let n = usize::from(self.nports);
+        if n >= MAX_PORTS {
+            return Err(ProbeError::at(port.path, None, K::TooManyPorts));
+        }
+        let queues = u32::from(self.soc.caps.tx_queues);
+        let (queue, own_queue) = match number + 3 {
+            q if q < queues => (q as u8, true),
+            _ => (conduit.queue, false),
+        };
+        let shaping = match (own_queue, port.speed, conduit.link.fixed_speed()) {
+            (false, _, _) => Shaping::Unshaped,
+            (true, Some(s), Some(c)) if s < c => Shaping::Shaped { speed: s },
+            (true, Some(_), Some(_)) => Shaping::Unshaped,
+            _ => Shaping::AtLinkUp,
+        };
+        self.ports[n] = Some(SwitchPort {
+            label: port.label,
+            port: number,
+            path: port.path,
+            conduit_mac: conduit.id,
+            speed: port.speed,
+            queue,
+            shaping,
+        });
+        self.nports += 1;
+        Ok(())
+    }
+
     /// The interrupts.
     #[must_use]
     pub fn irqs(&self) -> &[IrqSpec] {
-        &self.irqs[..self.nirqs as usize]
+        self.irqs.get(..usize::from(self.nirqs)).unwrap_or(&self.irqs)
     }
     /// The MACs described in the device tree, by id.
     pub fn macs(&self) -> impl Iterator<Item = &MacConfig<'a>> {
@@ -177,5 +446,14 @@ impl<'a> Board<'a> {
     /// The switch user ports.
     pub fn switch_ports(&self) -> impl Iterator<Item = &SwitchPort<'a>> {
         self.ports.iter().flatten()
+    }
+    /// What the board was accepted despite: each a MAC the probe disabled because of the
+    /// problem named (a phy mode its SoC does not list; Linux 6.12 binds such boards too).
+    pub fn warnings(&self) -> impl Iterator<Item = ProbeError<'a>> + '_ {
+        self.macs().filter(|m| m.unsupported_mode).map(|m| {
+            let prop = if m.legacy_mode_property { "phy-connection-type" } else { "phy-mode" };
+            let allowed = self.soc.caps.macs.get(usize::from(m.id)).map_or(&[][..], |c| c.phy_modes);
+            ProbeError::at(m.path, Some(prop), K::UnsupportedPhyMode { mode: m.phy_mode, allowed })
+        })
     }
 }

@@ -1,6 +1,7 @@
 //! Probe errors: what is wrong, at which node, in which property.
 
 use super::path::NodePath;
+use super::text::Escaped;
 use core::fmt;
 
 /// What went wrong while probing a device tree.
@@ -92,6 +93,27 @@ pub enum ProbeErrorKind<'a> {
     TooDeep,
     /// More switch ports than the board table holds.
     TooManyPorts,
+    /// A register window smaller than the SoC's register map (a zero size, or `#size-cells = 0`).
+    RegTooSmall {
+        /// The window's size in bytes.
+        size: u64,
+        /// The bytes the SoC's register map spans.
+        need: u64,
+    },
+    /// A switch CPU port whose `ethernet` points at a node that is not a MAC of the Ethernet node.
+    NotAMac {
+        /// The node it points at.
+        node: NodePath<'a>,
+    },
+    /// A switch port number the switch does not have.
+    PortOutOfRange {
+        /// The `reg` value.
+        port: u64,
+        /// Ports the switch has.
+        ports: u32,
+    },
+    /// A switch port whose conduit is not an enabled MAC of the board (building by hand).
+    ConduitNotEnabled(u8),
 }
 
 /// A probe failure: the problem, the node path and, where it applies, the property.
@@ -100,7 +122,7 @@ pub struct ProbeError<'a> {
     /// What is wrong.
     pub kind: ProbeErrorKind<'a>,
     /// The node it is about (`/` for blob-level errors).
-    pub path: NodePath,
+    pub path: NodePath<'a>,
     /// The property it is about, if any.
     pub property: Option<&'a str>,
 }
@@ -108,7 +130,7 @@ pub struct ProbeError<'a> {
 impl<'a> ProbeError<'a> {
     /// An error about `property` of the node at `path`.
     #[must_use]
-    pub fn at(path: NodePath, property: Option<&'a str>, kind: ProbeErrorKind<'a>) -> Self {
+    pub fn at(path: NodePath<'a>, property: Option<&'a str>, kind: ProbeErrorKind<'a>) -> Self {
         ProbeError { kind, path, property }
     }
 
@@ -152,7 +174,9 @@ impl fmt::Display for ProbeErrorKind<'_> {
             BadLayout(what) => write!(f, "malformed device tree header: {what}"),
             BadStructure { what, offset } => write!(f, "malformed device tree structure at offset {offset:#x}: {what}"),
             NoEthernetNode => write!(f, "no Ethernet node with a supported compatible string; supported: {Supported}"),
-            UnknownCompatible(c) => write!(f, "unknown Ethernet compatible \"{c}\"; supported: {Supported}"),
+            UnknownCompatible(c) => {
+                write!(f, "unknown Ethernet compatible \"{}\"; supported: {Supported}", Escaped(c))
+            }
             Disabled => write!(f, "the Ethernet node is disabled (status = \"disabled\")"),
             MissingProperty => write!(f, "required property is missing"),
             BadValue(what) => write!(f, "bad value: {what}"),
@@ -168,7 +192,7 @@ impl fmt::Display for ProbeErrorKind<'_> {
             MacOutOfRange { reg, macs } => write!(f, "MAC {reg} does not exist: this SoC has MACs 0..{macs}"),
             DuplicateMac(reg) => write!(f, "MAC {reg} is described twice"),
             UnsupportedPhyMode { mode, allowed } => {
-                write!(f, "phy mode \"{mode}\" is not supported by this MAC; it accepts: ")?;
+                write!(f, "phy mode \"{}\" is not supported by this MAC; it accepts: ", Escaped(mode))?;
                 for (i, m) in allowed.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
@@ -178,9 +202,21 @@ impl fmt::Display for ProbeErrorKind<'_> {
                 Ok(())
             }
             BadSpeed(s) => write!(f, "impossible link speed {s} Mbit/s (10, 100, 1000, 2500, 5000 or 10000)"),
-            BadManaged(m) => write!(f, "managed = \"{m}\" is not \"auto\" or \"in-band-status\""),
+            BadManaged(m) => write!(f, "managed = \"{}\" is not \"auto\" or \"in-band-status\"", Escaped(m)),
             TooDeep => write!(f, "device tree nests deeper than 32 levels"),
             TooManyPorts => write!(f, "more switch ports than the board table holds"),
+            RegTooSmall { size, need } => write!(
+                f,
+                "register window of {size:#x} bytes is smaller than the {need:#x} bytes this SoC's register map spans"
+            ),
+            NotAMac { node } => write!(
+                f,
+                "points at {node}, which is not a MAC of the Ethernet node (a mac@N with compatible \"mediatek,eth-mac\")"
+            ),
+            PortOutOfRange { port, ports } => {
+                write!(f, "switch port {port} does not exist: this switch has ports 0..{ports}")
+            }
+            ConduitNotEnabled(m) => write!(f, "conduit MAC {m} is not an enabled MAC of this board"),
         }
     }
 }
@@ -189,7 +225,7 @@ impl fmt::Display for ProbeError<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.path)?;
         if let Some(p) = self.property {
-            write!(f, ": property `{p}`")?;
+            write!(f, ": property `{}`", Escaped(p))?;
         }
         write!(f, ": {}", self.kind)
     }

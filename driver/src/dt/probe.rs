@@ -1,29 +1,98 @@
 //! The probe: find the Ethernet node by any compatible string of the generated SoC table, read
 //! it, its MACs and the DSA switch ports behind them, and check them against the SoC's
 //! capabilities.
+//!
+//! The board is built through the same checked steps a caller without a blob uses
+//! ([`Board::init`], [`Board::add_mac`], [`Board::add_switch_port`]), in place: the probe's
+//! frames hold the Ethernet node's small facts, never a second copy of the board.
 
-use super::board::{Board, Duplex, IrqSpec, Link, MAX_IRQS, MAX_MACS, MAX_PORTS, MacConfig, Shaping, SwitchPort};
+use super::board::{
+    Board, DSA_MAX_PORTS, Duplex, EthNode, IrqSpec, Link, MAX_IRQS, MacConfig, NewMac, NewPort, SPEEDS,
+};
 use super::error::{ProbeError, ProbeErrorKind as K};
 use super::path::NodePath;
 use super::props::{self, cells, enabled, opt_str, opt_u32, read_reg, read_u32, strings};
 use super::walk::{Flow, Tree, Visit};
+use core::mem::MaybeUninit;
 use fdt::node::FdtNode;
 use fe_regs::SocInfo;
 
-/// Link speeds (Mbit/s) a MAC or switch port can run at.
-pub const SPEEDS: &[u32] = &[10, 100, 1000, 2500, 5000, 10000];
+/// Ports of the DSA switches these SoCs are built with, by compatible (Linux's
+/// `MT7530_NUM_PORTS`); a switch not listed may have up to [`DSA_MAX_PORTS`].
+pub const SWITCH_PORTS: &[(&str, u32)] =
+    &[("mediatek,mt7530", 7), ("mediatek,mt7531", 7), ("mediatek,mt7621", 7), ("mediatek,mt7988-switch", 7)];
 
 /// Probes the device tree blob `dtb`.
 pub fn probe(dtb: &[u8]) -> Result<Board<'_>, ProbeError<'_>> {
-    let tree = Tree::parse(dtb)?;
-    find_ethernet(&tree)
+    // One place for the board, filled by a callee and returned as it is: the probe's frames
+    // hold no second copy of the board.
+    let mut out = Err(ProbeError::blob(K::NoEthernetNode));
+    probe_to(dtb, &mut out);
+    out
 }
 
-/// Finds the first enabled node whose compatible list names a SoC of the table and probes it.
-fn find_ethernet<'a>(tree: &Tree<'a>) -> Result<Board<'a>, ProbeError<'a>> {
-    let mut found: Option<Result<Board<'a>, ProbeError<'a>>> = None;
-    let mut disabled: Option<NodePath> = None;
-    let mut unknown: Option<(NodePath, &'a str)> = None;
+#[inline(never)]
+fn probe_to<'a>(dtb: &'a [u8], out: &mut Result<Board<'a>, ProbeError<'a>>) {
+    let tree = match Tree::parse(dtb) {
+        Ok(t) => t,
+        Err(e) => {
+            *out = Err(e);
+            return;
+        }
+    };
+    let found = match find_ethernet(&tree) {
+        Ok(f) => f,
+        Err(e) => {
+            *out = Err(e);
+            return;
+        }
+    };
+    Board::new_in(out, found.eth, found.irqs());
+    if let Ok(board) = out
+        && let Err(e) = fill(&tree, &found.node, board)
+    {
+        *out = Err(e);
+    }
+}
+
+/// Probes `dtb` into `slot`, which the caller owns (a kernel module's board lives in memory it
+/// allocated, not on its stack); gives the board written there.
+pub fn probe_into<'a, 's>(
+    dtb: &'a [u8],
+    slot: &'s mut MaybeUninit<Board<'a>>,
+) -> Result<&'s mut Board<'a>, ProbeError<'a>> {
+    let tree = Tree::parse(dtb)?;
+    let found = find_ethernet(&tree)?;
+    let board = Board::init(slot, found.eth, found.irqs())?;
+    fill(&tree, &found.node, board)?;
+    Ok(board)
+}
+
+/// The Ethernet node and the facts read from it (small: no board yet).
+struct Found<'t, 'a> {
+    node: FdtNode<'t, 'a>,
+    eth: EthNode<'a>,
+    irqs: [IrqSpec; MAX_IRQS],
+    nirqs: usize,
+}
+
+impl Found<'_, '_> {
+    fn irqs(&self) -> &[IrqSpec] {
+        self.irqs.get(..self.nirqs).unwrap_or(&self.irqs)
+    }
+}
+
+fn fill<'a>(tree: &Tree<'a>, node: &FdtNode<'_, 'a>, board: &mut Board<'a>) -> Result<(), ProbeError<'a>> {
+    read_macs(tree, node, board)?;
+    read_switches(tree, board)
+}
+
+/// Finds the first enabled node whose compatible list names a SoC of the table and reads it.
+#[inline(never)]
+fn find_ethernet<'t, 'a>(tree: &'t Tree<'a>) -> Result<Found<'t, 'a>, ProbeError<'a>> {
+    let mut found: Option<Result<Found<'t, 'a>, ProbeError<'a>>> = None;
+    let mut disabled: Option<NodePath<'a>> = None;
+    let mut unknown: Option<(NodePath<'a>, &'a str)> = None;
     tree.walk(&mut |v| {
         let Some(p) = v.node.property("compatible") else { return Flow::Continue };
         let Some(list) = strings(p.value) else {
@@ -34,7 +103,7 @@ fn find_ethernet<'a>(tree: &Tree<'a>) -> Result<Board<'a>, ProbeError<'a>> {
             if let Some(soc) = fe_regs::by_compatible(c) {
                 match enabled(&v.node, v.path) {
                     Ok(true) => {
-                        found = Some(probe_node(tree, v, soc, c));
+                        found = Some(read_node(tree, v, soc, c));
                         return Flow::Stop;
                     }
                     Ok(false) => disabled = disabled.or(Some(v.path)),
@@ -59,12 +128,12 @@ fn find_ethernet<'a>(tree: &Tree<'a>) -> Result<Board<'a>, ProbeError<'a>> {
     }
 }
 
-fn probe_node<'a>(
-    tree: &Tree<'a>,
-    v: &Visit<'_, '_, 'a>,
+fn read_node<'t, 'a>(
+    tree: &'t Tree<'a>,
+    v: &Visit<'_, 't, 'a>,
     soc: &'static SocInfo,
     compatible: &'a str,
-) -> Result<Board<'a>, ProbeError<'a>> {
+) -> Result<Found<'t, 'a>, ProbeError<'a>> {
     let node = v.node;
     let path = v.path;
     let reg = read_reg(&node, v.parent().as_ref(), path)?;
@@ -73,30 +142,13 @@ fn probe_node<'a>(
     let (ethsys_path, ethsys_node, ethsys_parent) = props::phandle_target(tree, &node, path, "mediatek,ethsys")?
         .ok_or(ProbeError::at(path, Some("mediatek,ethsys"), K::MissingProperty))?;
     let ethsys_reg = read_reg(&ethsys_node, ethsys_parent.as_ref(), ethsys_path)?;
-    let macs = read_macs(tree, &node, path, soc)?;
-    let mut board = Board {
-        soc,
-        compatible,
-        path,
-        reg,
-        irqs,
-        nirqs,
-        ethsys_path,
-        ethsys_reg,
-        macs,
-        ports: [None; MAX_PORTS],
-        nports: 0,
-    };
-    read_switches(tree, &mut board)?;
-    Ok(board)
+    Ok(Found { node, eth: EthNode { compatible, path, reg, ethsys_path, ethsys_reg }, irqs, nirqs })
 }
 
 /// `#interrupt-cells` of the node's interrupt parent (its own `interrupt-parent`, else the
 /// nearest ancestor's).
 fn interrupt_cells<'a>(tree: &Tree<'a>, v: &Visit<'_, '_, 'a>) -> Result<u32, ProbeError<'a>> {
-    let holder = core::iter::once(v.node)
-        .chain(v.ancestors.iter().rev().copied())
-        .find(|n| n.property("interrupt-parent").is_some());
+    let holder = core::iter::once(v.node).chain(v.ancestors()).find(|n| n.property("interrupt-parent").is_some());
     let Some(holder) = holder else {
         return Err(ProbeError::at(v.path, Some("interrupt-parent"), K::NoInterruptParent));
     };
@@ -113,7 +165,7 @@ fn read_interrupts<'a>(
     tree: &Tree<'a>,
     v: &Visit<'_, '_, 'a>,
     soc: &SocInfo,
-) -> Result<([IrqSpec; MAX_IRQS], u8), ProbeError<'a>> {
+) -> Result<([IrqSpec; MAX_IRQS], usize), ProbeError<'a>> {
     let path = v.path;
     let p = v.node.property("interrupts").ok_or(ProbeError::at(path, Some("interrupts"), K::MissingProperty))?;
     let n = interrupt_cells(tree, v)? as usize;
@@ -143,10 +195,10 @@ fn read_interrupts<'a>(
             return Err(ProbeError::at(path, Some("interrupt-names"), K::IrqNamesMismatch { irqs: count, names }));
         }
     }
-    Ok((irqs, count.min(MAX_IRQS) as u8))
+    Ok((irqs, count.min(MAX_IRQS)))
 }
 
-fn check_clocks<'a>(node: &FdtNode<'_, 'a>, path: NodePath, soc: &SocInfo) -> Result<(), ProbeError<'a>> {
+fn check_clocks<'a>(node: &FdtNode<'_, 'a>, path: NodePath<'a>, soc: &SocInfo) -> Result<(), ProbeError<'a>> {
     if soc.caps.clocks.is_empty() {
         return Ok(());
     }
@@ -166,47 +218,61 @@ fn check_clocks<'a>(node: &FdtNode<'_, 'a>, path: NodePath, soc: &SocInfo) -> Re
     Ok(())
 }
 
-fn check_speed<'a>(path: NodePath, prop: &'a str, speed: u32) -> Result<u32, ProbeError<'a>> {
+fn check_speed<'a>(path: NodePath<'a>, prop: &'a str, speed: u32) -> Result<u32, ProbeError<'a>> {
     if SPEEDS.contains(&speed) { Ok(speed) } else { Err(ProbeError::at(path, Some(prop), K::BadSpeed(speed))) }
 }
 
-/// A `fixed-link` subnode, or the legacy 5-cell `fixed-link = <id duplex speed pause asym>`.
-fn fixed_link<'a>(node: &FdtNode<'_, 'a>, path: NodePath) -> Result<Option<Link>, ProbeError<'a>> {
+/// The first child named `name` whose `status` is okay: like Linux's
+/// `of_get_available_child_by_name`, a disabled child is not there.
+fn available_child<'t, 'a>(
+    tree: &Tree<'a>,
+    node: &FdtNode<'t, 'a>,
+    name: &str,
+) -> Result<Option<FdtNode<'t, 'a>>, ProbeError<'a>> {
+    for c in node.children().filter(|c| c.name == name) {
+        if enabled(&c, tree.path_of(&c))? {
+            return Ok(Some(c));
+        }
+    }
+    Ok(None)
+}
+
+/// A `fixed-link` subnode (when available), or the legacy 5-cell
+/// `fixed-link = <id duplex speed pause asym>`.
+fn fixed_link<'a>(
+    tree: &Tree<'a>,
+    node: &FdtNode<'_, 'a>,
+    path: NodePath<'a>,
+) -> Result<Option<Link<'a>>, ProbeError<'a>> {
     if let Some(p) = node.property("fixed-link") {
-        let c: [u32; 5] = {
-            let mut out = [0; 5];
-            if p.value.len() != 20 {
-                return Err(ProbeError::at(
-                    path,
-                    Some("fixed-link"),
-                    K::BadValue("the legacy form has 5 cells <id duplex speed pause asym-pause>"),
-                ));
-            }
-            for (i, v) in cells(p.value).enumerate() {
-                out[i] = v;
-            }
-            out
-        };
+        if p.value.len() != 20 {
+            return Err(ProbeError::at(
+                path,
+                Some("fixed-link"),
+                K::BadValue("the legacy form has 5 cells <id duplex speed pause asym-pause>"),
+            ));
+        }
+        let mut c = [0u32; 5];
+        for (slot, v) in c.iter_mut().zip(cells(p.value)) {
+            *slot = v;
+        }
         let speed = check_speed(path, "fixed-link", c[2])?;
         let duplex = if c[1] != 0 { Duplex::Full } else { Duplex::Half };
         return Ok(Some(Link::Fixed { speed, duplex, pause: c[3] != 0 }));
     }
-    let Some(sub) = node.children().find(|c| c.name == "fixed-link") else { return Ok(None) };
-    let sp = path.child("fixed-link");
+    let Some(sub) = available_child(tree, node, "fixed-link")? else { return Ok(None) };
+    let sp = tree.path_of(&sub);
     let speed = check_speed(sp, "speed", read_u32(&sub, sp, "speed")?)?;
     let duplex = if sub.property("full-duplex").is_some() { Duplex::Full } else { Duplex::Half };
     Ok(Some(Link::Fixed { speed, duplex, pause: sub.property("pause").is_some() }))
 }
 
-fn read_macs<'a>(
-    tree: &Tree<'a>,
-    eth: &FdtNode<'_, 'a>,
-    path: NodePath,
-    soc: &'static SocInfo,
-) -> Result<[Option<MacConfig<'a>>; MAX_MACS], ProbeError<'a>> {
-    let mut macs: [Option<MacConfig<'a>>; MAX_MACS] = [None; MAX_MACS];
+/// Reads every `mac@N` child. A disabled MAC is recorded (as disabled) but never fails the probe:
+/// Linux skips unavailable MAC nodes before reading them, so a disabled MAC with a bad property,
+/// an id past the SoC's MACs or a duplicate id is kept bare or left out.
+fn read_macs<'a>(tree: &Tree<'a>, eth: &FdtNode<'_, 'a>, board: &mut Board<'a>) -> Result<(), ProbeError<'a>> {
     for child in eth.children() {
-        let cpath = path.child(child.name);
+        let cpath = tree.path_of(&child);
         let is_mac = match child.property("compatible") {
             Some(p) => strings(p.value)
                 .ok_or(ProbeError::at(cpath, Some("compatible"), K::BadString))?
@@ -216,64 +282,68 @@ fn read_macs<'a>(
         if !is_mac {
             continue;
         }
-        let id = read_reg(&child, Some(eth), cpath)?.base;
-        let nmacs = soc.caps.macs.len().min(MAX_MACS);
-        if id >= nmacs as u64 {
-            return Err(ProbeError::at(
-                cpath,
-                Some("reg"),
-                K::MacOutOfRange { reg: id.min(u32::MAX as u64) as u32, macs: nmacs },
-            ));
-        }
-        let id = id as usize;
-        if macs[id].is_some() {
-            return Err(ProbeError::at(cpath, Some("reg"), K::DuplicateMac(id as u32)));
-        }
         let on = enabled(&child, cpath)?;
-        let (mode_prop, mode) = match opt_str(&child, cpath, "phy-mode")? {
-            Some(m) => ("phy-mode", Some(m)),
-            None => ("phy-connection-type", opt_str(&child, cpath, "phy-connection-type")?),
-        };
-        let allowed = soc.caps.macs[id].phy_modes;
-        let mode = match mode {
-            Some(m) if on && !allowed.contains(&m) => {
-                return Err(ProbeError::at(cpath, Some(mode_prop), K::UnsupportedPhyMode { mode: m, allowed }));
+        match read_mac(tree, eth, &child, cpath, on) {
+            Ok((mac, mode_prop)) => match board.add_mac_as(mac, mode_prop) {
+                Err(e) if on => return Err(e),
+                _ => {}
+            },
+            Err(e) if on => return Err(e),
+            Err(_) => {
+                if let Ok(reg) = read_reg(&child, Some(eth), cpath) {
+                    let id = u32::try_from(reg.base).unwrap_or(u32::MAX);
+                    let bare = NewMac {
+                        id,
+                        path: cpath,
+                        enabled: false,
+                        phy_mode: None,
+                        link: Link::Unknown,
+                        sfp: None,
+                        in_band: false,
+                    };
+                    let _ = board.add_mac(bare);
+                }
             }
-            Some(m) => m,
-            None if on => return Err(ProbeError::at(cpath, Some("phy-mode"), K::MissingProperty)),
-            None => "",
-        };
-        let managed = opt_str(&child, cpath, "managed")?;
-        let in_band = match managed {
-            None | Some("auto") => false,
-            Some("in-band-status") => true,
-            Some(m) => return Err(ProbeError::at(cpath, Some("managed"), K::BadManaged(m))),
-        };
-        let phy = props::phandle_target(tree, &child, cpath, "phy-handle")?.map(|t| t.0);
-        let sfp = props::phandle_target(tree, &child, cpath, "sfp")?.map(|t| t.0);
-        let link = match (fixed_link(&child, cpath)?, phy) {
-            (Some(l), _) => l,
-            (None, Some(phy)) => Link::Phy { phy },
-            (None, None) if sfp.is_some() || in_band => Link::InBand,
-            (None, None) => Link::Unknown,
-        };
-        macs[id] = Some(MacConfig {
-            id: id as u8,
-            path: cpath,
-            enabled: on,
-            phy_mode: mode,
-            link,
-            sfp,
-            in_band,
-            queue: id as u8,
-        });
+        }
     }
-    Ok(macs)
+    Ok(())
+}
+
+/// One `mac@N` node's properties, and the property its phy mode came from.
+fn read_mac<'a>(
+    tree: &Tree<'a>,
+    eth: &FdtNode<'_, 'a>,
+    child: &FdtNode<'_, 'a>,
+    cpath: NodePath<'a>,
+    on: bool,
+) -> Result<(NewMac<'a>, &'static str), ProbeError<'a>> {
+    let id = read_reg(child, Some(eth), cpath)?.base;
+    let id = u32::try_from(id).unwrap_or(u32::MAX);
+    let (mode_prop, mode) = match opt_str(child, cpath, "phy-mode")? {
+        Some(m) => ("phy-mode", Some(m)),
+        None => ("phy-connection-type", opt_str(child, cpath, "phy-connection-type")?),
+    };
+    let managed = opt_str(child, cpath, "managed")?;
+    let in_band = match managed {
+        None | Some("auto") => false,
+        Some("in-band-status") => true,
+        Some(m) => return Err(ProbeError::at(cpath, Some("managed"), K::BadManaged(m))),
+    };
+    let phy = props::phandle_target(tree, child, cpath, "phy-handle")?.map(|t| t.0);
+    let sfp = props::phandle_target(tree, child, cpath, "sfp")?.map(|t| t.0);
+    let link = match (fixed_link(tree, child, cpath)?, phy) {
+        (Some(l), _) => l,
+        (None, Some(phy)) => Link::Phy { phy },
+        (None, None) if sfp.is_some() || in_band => Link::InBand,
+        (None, None) => Link::Unknown,
+    };
+    Ok((NewMac { id, path: cpath, enabled: on, phy_mode: mode, link, sfp, in_band }, mode_prop))
 }
 
 /// The speed a switch port is known to run at: `fixed-link`, else `max-speed`.
-fn port_speed<'a>(port: &FdtNode<'_, 'a>, path: NodePath) -> Result<Option<u32>, ProbeError<'a>> {
-    if let Some(l) = fixed_link(port, path)? {
+#[inline(never)]
+fn port_speed<'a>(tree: &Tree<'a>, port: &FdtNode<'_, 'a>, path: NodePath<'a>) -> Result<Option<u32>, ProbeError<'a>> {
+    if let Some(l) = fixed_link(tree, port, path)? {
         return Ok(l.fixed_speed());
     }
     match opt_u32(port, path, "max-speed")? {
@@ -283,43 +353,88 @@ fn port_speed<'a>(port: &FdtNode<'_, 'a>, path: NodePath) -> Result<Option<u32>,
 }
 
 /// Finds DSA switches whose CPU port points at one of the MACs and records their user ports.
+///
+/// Each switch is found by a walk of its own and read after that walk has returned, so the
+/// phandle lookups of its ports do not nest a second walk inside the first one's recursion
+/// (the stack a kernel has for all of it is 16 KiB).
 fn read_switches<'a>(tree: &Tree<'a>, board: &mut Board<'a>) -> Result<(), ProbeError<'a>> {
-    let mut error = None;
-    tree.walk(&mut |v| {
-        if !(v.path.name() == "ports" || v.path.name() == "ethernet-ports") {
-            return Flow::Continue;
-        }
-        // The switch is the `ports` node's parent; a disabled switch has no ports.
-        if let Some(sw) = v.parent() {
-            match enabled(&sw, v.path.parent()) {
-                Ok(false) => return Flow::SkipChildren,
-                Ok(true) => {}
-                Err(e) => {
-                    error = Some(e);
-                    return Flow::Stop;
-                }
+    let mut index = 0usize;
+    loop {
+        let mut seen = 0usize;
+        let mut found = None;
+        tree.walk(&mut |v| {
+            if !(v.node.name == "ports" || v.node.name == "ethernet-ports") {
+                return Flow::Continue;
             }
+            let Some(sw) = v.parent() else { return Flow::Continue };
+            seen += 1;
+            if seen <= index {
+                return Flow::SkipChildren;
+            }
+            found = Some((sw, v.node, v.path));
+            Flow::Stop
+        });
+        let Some((sw, ports, ports_path)) = found else { return Ok(()) };
+        index += 1;
+        // The switch is the `ports` node's parent; a disabled switch (or ports node) has no
+        // ports.
+        if enabled(&sw, tree.path_of(&sw))? && enabled(&ports, ports_path)? {
+            read_ports(tree, &sw, &ports, board)?;
         }
-        if let Err(e) = read_ports(tree, v, board) {
-            error = Some(e);
-            return Flow::Stop;
-        }
-        Flow::SkipChildren
-    });
-    error.map_or(Ok(()), Err)
+    }
 }
 
-fn read_ports<'a>(tree: &Tree<'a>, v: &Visit<'_, '_, 'a>, board: &mut Board<'a>) -> Result<(), ProbeError<'a>> {
+/// Ports the switch `sw` has, from its compatible.
+fn switch_ports<'a>(sw: &FdtNode<'_, 'a>, path: NodePath<'a>) -> Result<u32, ProbeError<'a>> {
+    let Some(p) = sw.property("compatible") else { return Ok(DSA_MAX_PORTS) };
+    let list = strings(p.value).ok_or(ProbeError::at(path, Some("compatible"), K::BadString))?;
+    for c in list {
+        if let Some((_, n)) = SWITCH_PORTS.iter().find(|(name, _)| *name == c) {
+            return Ok(*n);
+        }
+    }
+    Ok(DSA_MAX_PORTS)
+}
+
+fn read_ports<'a>(
+    tree: &Tree<'a>,
+    sw: &FdtNode<'_, 'a>,
+    ports: &FdtNode<'_, 'a>,
+    board: &mut Board<'a>,
+) -> Result<(), ProbeError<'a>> {
+    let nports = switch_ports(sw, tree.path_of(sw))?;
     // The conduit: among enabled CPU ports whose `ethernet` is an enabled MAC, the fastest MAC,
-    // ties to the lowest MAC id.
+    // ties to the lowest MAC id. Every enabled port's number is checked on the way.
     let mut conduit: Option<&MacConfig<'a>> = None;
-    for port in v.node.children() {
-        let ppath = v.path.child(port.name);
+    for port in ports.children() {
+        let ppath = tree.path_of(&port);
         if !enabled(&port, ppath)? {
             continue;
         }
-        let Some((mac_path, _, _)) = props::phandle_target(tree, &port, ppath, "ethernet")? else { continue };
-        let Some(mac) = board.macs.iter().flatten().find(|m| m.path == mac_path && m.enabled) else { continue };
+        if port.name.starts_with("port") {
+            let number = read_reg(&port, Some(ports), ppath)?.base;
+            if number >= u64::from(nports) {
+                return Err(ProbeError::at(ppath, Some("reg"), K::PortOutOfRange { port: number, ports: nports }));
+            }
+        }
+        let Some((mac_path, target, parent)) = props::phandle_target(tree, &port, ppath, "ethernet")? else {
+            continue;
+        };
+        let Some(mac) = board.macs.iter().flatten().find(|m| m.path == mac_path) else {
+            // A disabled MAC the board left out (see read_macs) is a MAC all the same.
+            let is_mac_node = parent.is_some_and(|p| tree.path_of(&p) == board.path)
+                && target
+                    .property("compatible")
+                    .and_then(|c| strings(c.value))
+                    .is_some_and(|mut l| l.any(|c| c == "mediatek,eth-mac"));
+            if is_mac_node {
+                continue;
+            }
+            return Err(ProbeError::at(ppath, Some("ethernet"), K::NotAMac { node: mac_path }));
+        };
+        if !mac.enabled {
+            continue;
+        }
         // Rank: faster fixed link first, then lower MAC id.
         let rank = |m: &MacConfig| (core::cmp::Reverse(m.link.fixed_speed().unwrap_or(0)), m.id);
         conduit = match conduit {
@@ -327,10 +442,9 @@ fn read_ports<'a>(tree: &Tree<'a>, v: &Visit<'_, '_, 'a>, board: &mut Board<'a>)
             _ => Some(mac),
         };
     }
-    let Some(conduit) = conduit.copied() else { return Ok(()) };
-    let queues = board.soc.caps.tx_queues as u32;
-    for port in v.node.children() {
-        let ppath = v.path.child(port.name);
+    let Some(conduit) = conduit.map(|c| c.id) else { return Ok(()) };
+    for port in ports.children() {
+        let ppath = tree.path_of(&port);
         if !port.name.starts_with("port")
             || port.property("ethernet").is_some()
             || port.property("link").is_some()
@@ -338,26 +452,17 @@ fn read_ports<'a>(tree: &Tree<'a>, v: &Visit<'_, '_, 'a>, board: &mut Board<'a>)
         {
             continue;
         }
-        let number = read_reg(&port, Some(&v.node), ppath)?.base.min(u32::MAX as u64) as u32;
+        let number = read_reg(&port, Some(ports), ppath)?.base;
         let label = opt_str(&port, ppath, "label")?.unwrap_or(port.name);
-        let speed = port_speed(&port, ppath)?;
-        let (queue, own_queue) = match number.checked_add(3) {
-            Some(q) if q < queues => (q as u8, true),
-            _ => (conduit.queue, false),
-        };
-        let shaping = match (own_queue, speed, conduit.link.fixed_speed()) {
-            (false, _, _) => Shaping::Unshaped,
-            (true, Some(s), Some(c)) if s < c => Shaping::Shaped { speed: s },
-            (true, Some(_), Some(_)) => Shaping::Unshaped,
-            _ => Shaping::AtLinkUp,
-        };
-        let n = board.nports as usize;
-        if n >= MAX_PORTS {
-            return Err(ProbeError::at(v.path, None, K::TooManyPorts));
-        }
-        board.ports[n] =
-            Some(SwitchPort { label, port: number, path: ppath, conduit_mac: conduit.id, speed, queue, shaping });
-        board.nports += 1;
+        let speed = port_speed(tree, &port, ppath)?;
+        board.add_switch_port(NewPort {
+            label,
+            port: number,
+            switch_ports: nports,
+            path: ppath,
+            conduit_mac: conduit,
+            speed,
+        })?;
     }
     Ok(())
 }

@@ -17,13 +17,13 @@ pub fn cells(v: &[u8]) -> impl Iterator<Item = u32> + '_ {
 }
 
 /// A required one-cell property.
-pub fn read_u32<'a>(node: &FdtNode<'_, 'a>, path: NodePath, name: &'a str) -> Result<u32, ProbeError<'a>> {
+pub fn read_u32<'a>(node: &FdtNode<'_, 'a>, path: NodePath<'a>, name: &'a str) -> Result<u32, ProbeError<'a>> {
     let p = node.property(name).ok_or(ProbeError::at(path, Some(name), ProbeErrorKind::MissingProperty))?;
     u32_value(p.value).ok_or(ProbeError::at(path, Some(name), ProbeErrorKind::BadValue("expected one 32-bit cell")))
 }
 
 /// An optional one-cell property.
-pub fn opt_u32<'a>(node: &FdtNode<'_, 'a>, path: NodePath, name: &'a str) -> Result<Option<u32>, ProbeError<'a>> {
+pub fn opt_u32<'a>(node: &FdtNode<'_, 'a>, path: NodePath<'a>, name: &'a str) -> Result<Option<u32>, ProbeError<'a>> {
     match node.property(name) {
         None => Ok(None),
         Some(p) => u32_value(p.value).map(Some).ok_or(ProbeError::at(
@@ -45,7 +45,11 @@ pub fn strings(v: &[u8]) -> Option<impl Iterator<Item = &str> + '_> {
 }
 
 /// An optional single-string property.
-pub fn opt_str<'a>(node: &FdtNode<'_, 'a>, path: NodePath, name: &'a str) -> Result<Option<&'a str>, ProbeError<'a>> {
+pub fn opt_str<'a>(
+    node: &FdtNode<'_, 'a>,
+    path: NodePath<'a>,
+    name: &'a str,
+) -> Result<Option<&'a str>, ProbeError<'a>> {
     match node.property(name) {
         None => Ok(None),
         Some(p) => {
@@ -56,12 +60,12 @@ pub fn opt_str<'a>(node: &FdtNode<'_, 'a>, path: NodePath, name: &'a str) -> Res
 }
 
 /// Whether `status` is absent, `"okay"` or `"ok"`.
-pub fn enabled<'a>(node: &FdtNode<'_, 'a>, path: NodePath) -> Result<bool, ProbeError<'a>> {
+pub fn enabled<'a>(node: &FdtNode<'_, 'a>, path: NodePath<'a>) -> Result<bool, ProbeError<'a>> {
     Ok(matches!(opt_str(node, path, "status")?, None | Some("okay") | Some("ok")))
 }
 
 /// `#address-cells` and `#size-cells` of `parent` (defaults 2 and 1), each 1 or 2 here.
-pub fn cell_sizes<'a>(parent: Option<&FdtNode<'_, 'a>>, path: NodePath) -> Result<(u32, u32), ProbeError<'a>> {
+pub fn cell_sizes<'a>(parent: Option<&FdtNode<'_, 'a>>, path: NodePath<'a>) -> Result<(u32, u32), ProbeError<'a>> {
     let Some(parent) = parent else { return Ok((2, 1)) };
     let a = opt_u32(parent, path, "#address-cells")?.unwrap_or(2);
     let s = opt_u32(parent, path, "#size-cells")?.unwrap_or(1);
@@ -76,7 +80,7 @@ fn join(cells: &mut impl Iterator<Item = u32>, n: u32) -> u64 {
 pub fn read_reg<'a>(
     node: &FdtNode<'_, 'a>,
     parent: Option<&FdtNode<'_, 'a>>,
-    path: NodePath,
+    path: NodePath<'a>,
 ) -> Result<Region, ProbeError<'a>> {
     let (ac, sc) = cell_sizes(parent, path)?;
     if !(1..=2).contains(&ac) {
@@ -104,9 +108,9 @@ pub fn read_reg<'a>(
 pub fn phandle_target<'t, 'a>(
     tree: &'t super::walk::Tree<'a>,
     node: &FdtNode<'_, 'a>,
-    path: NodePath,
+    path: NodePath<'a>,
     name: &'a str,
-) -> Result<Option<(NodePath, FdtNode<'t, 'a>, Option<FdtNode<'t, 'a>>)>, ProbeError<'a>> {
+) -> Result<Option<(NodePath<'a>, FdtNode<'t, 'a>, Option<FdtNode<'t, 'a>>)>, ProbeError<'a>> {
     let Some(p) = node.property(name) else { return Ok(None) };
     // A phandle may be followed by specifier cells (`<&sysc 3>`); the first cell is the phandle.
     let ph = cells(p.value).next().ok_or(ProbeError::at(

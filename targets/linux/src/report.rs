@@ -1,7 +1,10 @@
 //! Printing a probed [`Board`]: a readable report and the JSON format of `fe probe --json`.
+//!
+//! Strings from the device tree (compatible, phy modes, labels, node names) are printed with
+//! their control characters escaped ([`Escaped`]): a board file cannot drive the terminal.
 
 use fe_driver::dt::board::IrqSpec;
-use fe_driver::dt::{Board, Duplex, Link, Shaping};
+use fe_driver::dt::{Board, Duplex, Escaped, Link, ProbeError, Shaping};
 use fe_regs::SocInfo;
 use fe_regs::caps::{IrqLayout, RingPlacement};
 use serde_json::{Value, json};
@@ -46,7 +49,14 @@ fn link_name(l: &Link) -> &'static str {
     }
 }
 
-/// The platform as JSON (format documented in `dts/README.md`).
+fn warning_json(w: &ProbeError) -> Value {
+    json!({"path": w.path.to_string(), "property": w.property, "message": w.kind.to_string()})
+}
+
+/// What the probe did about a warning (every warning today disables a MAC).
+const WARNING_ACTION: &str = "the MAC is disabled";
+
+/// The board as JSON (format documented in `dts/README.md`).
 pub fn to_json(p: &Board) -> Value {
     let macs: Vec<Value> = p
         .macs()
@@ -104,6 +114,7 @@ pub fn to_json(p: &Board) -> Value {
         "ethsys_reg": region(p.ethsys_reg),
         "macs": macs,
         "switch_ports": ports,
+        "warnings": p.warnings().map(|w| warning_json(&w)).collect::<Vec<_>>(),
         "capabilities": caps_json(p.soc),
     })
 }
@@ -112,7 +123,7 @@ pub fn to_json(p: &Board) -> Value {
 pub fn text(p: &Board) -> String {
     let mut s = String::new();
     let soc = p.soc;
-    let _ = writeln!(s, "SoC        {} ({}) at {}", soc.name, p.compatible, p.path);
+    let _ = writeln!(s, "SoC        {} ({}) at {}", soc.name, Escaped(p.compatible), p.path);
     let _ = writeln!(
         s,
         "registers  {:#x} + {:#x}; ETHSYS {} at {:#x} + {:#x}",
@@ -148,7 +159,7 @@ pub fn text(p: &Board) -> String {
             "mac@{}      {:<8} {:<11} {link}; TX queue {}",
             m.id,
             if m.enabled { "enabled" } else { "disabled" },
-            m.phy_mode,
+            Escaped(m.phy_mode).to_string(),
             m.queue
         );
     }
@@ -162,8 +173,14 @@ pub fn text(p: &Board) -> String {
         let _ = writeln!(
             s,
             "port {:<2}    {:<8} via mac@{}, speed {speed}, TX queue {}, {shaping}",
-            sp.port, sp.label, sp.conduit_mac, sp.queue
+            sp.port,
+            Escaped(sp.label).to_string(),
+            sp.conduit_mac,
+            sp.queue
         );
+    }
+    for w in p.warnings() {
+        let _ = writeln!(s, "warning    {w}; {WARNING_ACTION}");
     }
     s
 }
