@@ -1,6 +1,10 @@
 //! DMA rings as types that own their invariants: descriptors, buffers, who owns each, and the
 //! registers each ring is driven through. The engine ([`crate::eth`]) composes them.
 //!
+//! Who owns each descriptor follows from the ring's indices: a TX descriptor is the engine's
+//! from `push` to `reclaim` (the `in_flight` ones after the release pointer), an RX descriptor
+//! from `reset` to `teardown` unless handing it back failed (counted as lost).
+//!
 //! A ring publishes its descriptor writes with a DMA write barrier before every doorbell, and
 //! reads a descriptor's other words only after a read barrier that follows its done bit (see
 //! the contract in [`crate::platform`]).
@@ -11,58 +15,8 @@ pub mod tx;
 use crate::platform::Platform;
 use core::fmt;
 
-/// Most descriptors a ring's ownership record holds.
+/// Most descriptors in a ring.
 pub const MAX_RING: usize = 512;
-
-/// Which side owns each descriptor of a ring (and its buffer): one flag per descriptor, so a
-/// change on the packet path is one store.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Ownership {
-    engine: [bool; MAX_RING],
-}
-
-impl Default for Ownership {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Ownership {
-    /// Every descriptor the driver's.
-    #[must_use]
-    pub const fn new() -> Self {
-        Ownership { engine: [false; MAX_RING] }
-    }
-
-    /// Descriptor `i` now belongs to the engine (ignored at or past [`MAX_RING`]).
-    #[inline(always)]
-    pub fn set_engine(&mut self, i: usize) {
-        if let Some(o) = self.engine.get_mut(i) {
-            *o = true;
-        }
-    }
-
-    /// Descriptor `i` now belongs to the driver.
-    #[inline(always)]
-    pub fn set_driver(&mut self, i: usize) {
-        if let Some(o) = self.engine.get_mut(i) {
-            *o = false;
-        }
-    }
-
-    /// Whether the engine owns descriptor `i`.
-    #[cfg(test)]
-    #[must_use]
-    pub fn is_engine(&self, i: usize) -> bool {
-        self.engine.get(i).copied().unwrap_or(false)
-    }
-
-    /// Descriptors the engine owns (counted: this is for reports, not the packet path).
-    #[must_use]
-    pub fn engine_held(&self) -> usize {
-        self.engine.iter().filter(|o| **o).count()
-    }
-}
 
 /// Why a ring's DMA memory could not be had.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,23 +55,4 @@ pub(crate) fn alloc32<P: Platform>(p: &P, size: usize, align: usize) -> Result<u
         return Err(AllocError::Above4G { addr: a });
     }
     Ok(a)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ownership_counts_each_descriptor_once() {
-        let mut o = Ownership::new();
-        o.set_engine(3);
-        o.set_engine(3);
-        o.set_engine(511);
-        assert_eq!(o.engine_held(), 2);
-        assert!(o.is_engine(511) && !o.is_engine(4));
-        o.set_driver(3);
-        o.set_driver(3);
-        o.set_engine(MAX_RING); // out of range: ignored
-        assert_eq!(o.engine_held(), 1);
-    }
 }

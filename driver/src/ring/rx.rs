@@ -8,7 +8,7 @@
 
 use crate::desc::{self, RX_WORDS, RxCodec};
 use crate::platform::{DmaError, Platform};
-use crate::ring::{AllocError, MAX_RING, Ownership, alloc32};
+use crate::ring::{AllocError, MAX_RING, alloc32};
 use fe_regs::bus::{RegSpec, Rw};
 use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
 use fe_regs::values::{PdmaPcrxPtr, PdmaRxCntCfg, PdmaRxPtr};
@@ -102,7 +102,9 @@ pub struct RxRing {
     fresh: u32,
     layout: DescriptorLayout,
     regs: RxRegs,
-    owner: Ownership,
+    /// Descriptors the engine holds: all of them from `reset` to `teardown`, but those whose
+    /// hand-back failed.
+    held: usize,
     /// Next descriptor the DMA fills (in ring order).
     next: usize,
 }
@@ -125,19 +127,7 @@ impl RxRing {
             DescriptorLayout::RxV2 => <RxV2 as RxCodec>::fresh_ctrl(plen),
             _ => <RxV1 as RxCodec>::fresh_ctrl(plen),
         };
-        Ok(RxRing {
-            base,
-            bufs,
-            size,
-            mask: size - 1,
-            buf_size,
-            plen,
-            fresh,
-            layout,
-            regs,
-            owner: Ownership::new(),
-            next: 0,
-        })
+        Ok(RxRing { base, bufs, size, mask: size - 1, buf_size, plen, fresh, layout, regs, held: 0, next: 0 })
     }
 
     /// Returns the ring's DMA memory to the platform (the engine must hold none of it).
@@ -182,14 +172,14 @@ impl RxRing {
 
     /// Descriptor `i` could not be handed back: it stays the driver's, and the ring is one
     /// shorter until close.
-    pub fn lost(&mut self, i: usize) {
-        self.owner.set_driver(i & self.mask);
+    pub fn lost(&mut self, _i: usize) {
+        self.held = self.held.saturating_sub(1);
     }
 
     /// Buffers the engine holds.
     #[must_use]
     pub fn engine_held(&self) -> usize {
-        self.owner.engine_held()
+        self.held
     }
 
     /// Gives every descriptor (with its empty buffer) to the DMA, publishes them, and programs
@@ -199,7 +189,7 @@ impl RxRing {
         let g = self.geometry();
         for i in 0..self.size {
             p.dma_write_words(g.desc(i), &desc::rx_fresh(self.layout, g.buf(i) as u32, self.plen))?;
-            self.owner.set_engine(i);
+            self.held = i + 1;
         }
         self.next = 0;
         p.dma_wmb();
@@ -271,7 +261,7 @@ impl RxRing {
         }
         // Nothing but done bits was read; the barrier closes the sequence all the same.
         p.dma_rmb();
-        self.owner = Ownership::new();
+        self.held = 0;
         Ok(dropped)
     }
 }

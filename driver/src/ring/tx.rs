@@ -9,7 +9,7 @@
 
 use crate::desc::{self, TxCodec, TxDesc};
 use crate::platform::{DmaError, Platform};
-use crate::ring::{AllocError, Ownership, alloc32};
+use crate::ring::{AllocError, alloc32};
 use fe_regs::bus::{RegSpec, Rw};
 use fe_regs::descriptors::DescriptorLayout;
 use fe_regs::values::{QdmaCrxPtr, QdmaCtxPtr, QdmaDrxPtr, QdmaDtxPtr};
@@ -40,10 +40,11 @@ pub struct TxRing {
     layout: DescriptorLayout,
     desc_size: usize,
     regs: TxRegs,
-    owner: Ownership,
-    /// Per descriptor: (MAC, length) of the frame it ends; length 0 on the earlier descriptors
-    /// of a multi-descriptor frame (so each frame is counted once, as sent or dropped).
-    meta: [(u8, u16); TX_RING],
+    /// Per descriptor: length of the frame it ends; 0 on the earlier descriptors of a
+    /// multi-descriptor frame (so each frame is counted once, as sent or dropped).
+    lens: [u16; TX_RING],
+    /// Per descriptor: the MAC of its frame (two arrays: 1.5 KiB, not 2 KiB of padded pairs).
+    macs: [u8; TX_RING],
     /// Next descriptor to fill.
     head: usize,
     /// The descriptor the CPU release pointer names (last freed).
@@ -64,8 +65,8 @@ impl TxRing {
             layout,
             desc_size,
             regs,
-            owner: Ownership::new(),
-            meta: [(0, 0); TX_RING],
+            lens: [0; TX_RING],
+            macs: [0; TX_RING],
             head: 0,
             released: TX_RING - 1,
             in_flight: 0,
@@ -99,7 +100,8 @@ impl TxRing {
     /// Buffers the engine holds.
     #[must_use]
     pub fn engine_held(&self) -> usize {
-        self.owner.engine_held()
+        // Pushed and not yet reclaimed or torn down: the descriptors after the release pointer.
+        self.in_flight
     }
 
     /// Descriptors filled and not yet reclaimed.
@@ -124,7 +126,6 @@ impl TxRing {
             let (w, n) = desc::encode_tx(self.layout, &d);
             p.dma_write_words(u64::from(self.addr(i)), &w[..n])?;
         }
-        self.owner = Ownership::new();
         self.head = 0;
         self.released = TX_RING - 1;
         self.in_flight = 0;
@@ -156,8 +157,8 @@ impl TxRing {
         p.dma_write(u64::from(self.buf(i)), data)?;
         let w = C::ctrl(d);
         p.dma_write_words(u64::from(self.addr(i)) + 4 * C::LO as u64, &w[..C::N])?;
-        self.owner.set_engine(i);
-        self.meta[i] = (mac, frame_len);
+        self.lens[i] = frame_len;
+        self.macs[i] = mac;
         self.head = (i + 1) % TX_RING;
         self.in_flight += 1;
         Ok(i)
@@ -173,7 +174,6 @@ impl TxRing {
     pub fn unpush(&mut self, head: usize) {
         while self.head != head % TX_RING && self.in_flight > 0 {
             self.head = (self.head + TX_RING - 1) % TX_RING;
-            self.owner.set_driver(self.head);
             self.in_flight -= 1;
         }
     }
@@ -214,11 +214,10 @@ impl TxRing {
             {
                 break;
             }
-            let (mac, len) = self.meta[next];
+            let (mac, len) = (self.macs[next], self.lens[next]);
             if len > 0 {
                 sent(mac, len);
             }
-            self.owner.set_driver(next);
             i = next;
             freed += 1;
         }
@@ -240,10 +239,9 @@ impl TxRing {
                 TxDesc { addr: self.buf(i), next: self.addr(i + 1), last: true, owner_cpu: true, ..TxDesc::default() };
             let (w, n) = desc::encode_tx(self.layout, &d);
             p.dma_write_words(u64::from(self.addr(i)), &w[..n])?;
-            self.owner.set_driver(i);
             self.released = i;
             self.in_flight -= 1;
-            dropped += u64::from(self.meta[i].1 > 0);
+            dropped += u64::from(self.lens[i] > 0);
         }
         p.dma_wmb();
         Ok(dropped)
