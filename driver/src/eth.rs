@@ -12,7 +12,8 @@
 
 use crate::desc::{self, TxDesc};
 use crate::dt::board::{Board, Duplex, Link, MAX_MACS};
-use crate::platform::{DmaError, Platform};
+pub use crate::error::{ErrorKind, EthError};
+use crate::platform::Platform;
 use crate::ring::AllocError;
 use crate::ring::rx::{RxRegs, RxRing};
 use crate::ring::tx::{TxRegs, TxRing};
@@ -79,101 +80,6 @@ pub struct CloseReport {
     pub tx_dropped: u64,
     /// RX frames received but not polled (counted as dropped).
     pub rx_dropped: u64,
-}
-
-/// Why the driver could not be created, opened or closed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EthError {
-    /// A descriptor layout the core does not handle in that role.
-    UnsupportedLayout(DescriptorLayout),
-    /// DMA memory for a ring or buffer could not be had.
-    Alloc(AllocError),
-    /// A DMA access was refused.
-    Dma(DmaError),
-    /// `open` on an open interface.
-    AlreadyOpen,
-    /// The operation needs an open interface.
-    NotOpen,
-    /// No such MAC, or not enabled in the device tree.
-    NoSuchMac(u8),
-    /// A feature set that cannot be applied (TSO without TX checksum offload).
-    BadFeatures,
-    /// The SoC's capabilities ask for something this core does not drive (said in words).
-    Unsupported(&'static str),
-    /// Receive coalescing cannot be on while the interface forwards or bridges.
-    LroWhileForwarding,
-    /// No such switch user port behind that MAC in the device tree.
-    NoSuchPort {
-        /// The conduit MAC id.
-        mac: u8,
-        /// The port number.
-        port: u8,
-    },
-}
-
-/// What kind of failure an [`EthError`] is, for a caller deciding what to do about it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// The caller used the driver wrongly (open twice, an operation on a closed interface, a
-    /// MAC or port the board does not have, a feature set that cannot be): fix the call.
-    Misuse,
-    /// The SoC's data or the board asks for something this core cannot do: fix the YAML,
-    /// the device tree, or the request.
-    Config,
-    /// The machine failed at run time (DMA memory, a refused DMA access): retry or give up.
-    Fault,
-}
-
-impl EthError {
-    /// Whether this is misuse, a configuration the core cannot drive, or a run-time fault.
-    #[must_use]
-    pub fn kind(&self) -> ErrorKind {
-        match self {
-            EthError::AlreadyOpen
-            | EthError::NotOpen
-            | EthError::NoSuchMac(_)
-            | EthError::BadFeatures
-            | EthError::LroWhileForwarding
-            | EthError::NoSuchPort { .. } => ErrorKind::Misuse,
-            EthError::UnsupportedLayout(_) | EthError::Unsupported(_) => ErrorKind::Config,
-            EthError::Alloc(_) | EthError::Dma(_) => ErrorKind::Fault,
-        }
-    }
-}
-
-impl core::fmt::Display for EthError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            EthError::UnsupportedLayout(l) => {
-                write!(f, "descriptor layout {} is not one this driver core handles in that role", l.name())
-            }
-            EthError::Alloc(e) => write!(f, "{e}"),
-            EthError::Dma(e) => write!(f, "{e}"),
-            EthError::AlreadyOpen => f.write_str("the interface is already open"),
-            EthError::NotOpen => f.write_str("the interface is not open"),
-            EthError::NoSuchMac(m) => write!(f, "MAC {m} does not exist or is disabled in the device tree"),
-            EthError::BadFeatures => f.write_str("TSO needs TX checksum offload"),
-            EthError::Unsupported(what) => f.write_str(what),
-            EthError::LroWhileForwarding => {
-                f.write_str("receive coalescing cannot be turned on while the interface forwards or bridges")
-            }
-            EthError::NoSuchPort { mac, port } => write!(f, "no switch user port {port} behind MAC {mac}"),
-        }
-    }
-}
-
-impl core::error::Error for EthError {}
-
-impl From<DmaError> for EthError {
-    fn from(e: DmaError) -> Self {
-        EthError::Dma(e)
-    }
-}
-
-impl From<AllocError> for EthError {
-    fn from(e: AllocError) -> Self {
-        EthError::Alloc(e)
-    }
 }
 
 /// A MAC's link as the driver programs it.
@@ -281,14 +187,14 @@ pub struct Eth<P: Platform> {
     pub(crate) fq: FreeQueue,
     pub(crate) stats: Stats,
     /// RX copy-out buffer, big enough for a hardware LRO aggregate.
-    pub(crate) scratch: [u8; crate::hwlro::MAX_LRO_BUF],
+    pub(crate) scratch: [u8; crate::ring::lro::MAX_LRO_BUF],
     /// Hardware LRO rings, when the SoC has them.
-    pub(crate) lro: Option<crate::hwlro::LroRings>,
+    pub(crate) lro: Option<crate::ring::lro::LroRings>,
     /// The interface forwards or bridges: no receive coalescing.
     pub(crate) forwarding: bool,
-    pub(crate) mib: crate::ethtool::MibTotals,
-    pub(crate) wd: crate::watchdog::WatchdogState,
-    pub(crate) ports: crate::shaping::PortTable,
+    pub(crate) mib: crate::stats::MibTotals,
+    pub(crate) wd: crate::stats::WatchdogState,
+    pub(crate) ports: crate::shaping::ports::PortTable,
 }
 
 /// The enabled MAC a frame from PSE source port `src_port` arrived on, in the port table
@@ -332,7 +238,7 @@ impl<P: Platform> Eth<P> {
         let rx =
             RxRing::new(&p, rx_layout, RX_RING, BUF_SIZE, RxRegs { base, count, cpu }).inspect_err(|_| tx.free(&p))?;
         let lro = match soc.caps.hw_lro {
-            Some(caps) => Some(crate::hwlro::LroRings::new(&p, caps, rx_layout, pd).inspect_err(|_| {
+            Some(caps) => Some(crate::ring::lro::LroRings::new(&p, caps, rx_layout, pd).inspect_err(|_| {
                 tx.free(&p);
                 rx.free(&p);
             })?),
@@ -359,12 +265,12 @@ impl<P: Platform> Eth<P> {
             rx,
             fq,
             stats: Stats::default(),
-            scratch: [0; crate::hwlro::MAX_LRO_BUF],
+            scratch: [0; crate::ring::lro::MAX_LRO_BUF],
             lro,
             forwarding: false,
-            mib: crate::ethtool::MibTotals::default(),
-            wd: crate::watchdog::WatchdogState::default(),
-            ports: crate::shaping::user_ports(soc, board),
+            mib: crate::stats::MibTotals::default(),
+            wd: crate::stats::WatchdogState::default(),
+            ports: crate::shaping::ports::user_ports(soc, board),
         };
         eth.refresh_ready();
         Ok(eth)
@@ -423,7 +329,7 @@ impl<P: Platform> Eth<P> {
     #[must_use]
     pub fn engine_buffers(&self) -> BufferCounts {
         BufferCounts {
-            rx: self.rx.engine_held() + self.lro.as_ref().map_or(0, crate::hwlro::LroRings::engine_held),
+            rx: self.rx.engine_held() + self.lro.as_ref().map_or(0, crate::ring::lro::LroRings::engine_held),
             tx: self.tx.engine_held(),
             fq: if self.fq.owner == Owner::Engine { FQ_SIZE } else { 0 },
         }

@@ -6,6 +6,7 @@
 use crate::dt::board::MAX_MACS;
 use crate::eth::Eth;
 use crate::platform::Platform;
+pub use crate::stats::MibCounters;
 
 /// Names of the MIB counters, in the order of [`MibCounters::values`].
 pub const MIB_NAMES: [&str; 12] = [
@@ -22,62 +23,6 @@ pub const MIB_NAMES: [&str; 12] = [
     "rx_checksum_errors",
     "rx_flow_control_packets",
 ];
-
-/// The MIB counters of one MAC, as 64-bit totals since the driver was created.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct MibCounters {
-    /// Good bytes sent.
-    pub tx_bytes: u64,
-    /// Good frames sent.
-    pub tx_packets: u64,
-    /// Frames skipped (dropped) on TX.
-    pub tx_skip: u64,
-    /// TX collisions.
-    pub tx_collisions: u64,
-    /// Good bytes received.
-    pub rx_bytes: u64,
-    /// Good frames received.
-    pub rx_packets: u64,
-    /// Frames dropped because the RX ring had no free descriptor.
-    pub rx_overflow: u64,
-    /// Frames with a bad FCS.
-    pub rx_fcs_errors: u64,
-    /// Runts.
-    pub rx_short_errors: u64,
-    /// Frames longer than the MAC accepts.
-    pub rx_long_errors: u64,
-    /// Frames whose IPv4 or L4 checksum the GDMA found bad.
-    pub rx_checksum_errors: u64,
-    /// Pause frames received.
-    pub rx_flow_control_packets: u64,
-}
-
-impl MibCounters {
-    /// The values in the order of [`MIB_NAMES`].
-    #[must_use]
-    pub fn values(&self) -> [u64; 12] {
-        [
-            self.tx_bytes,
-            self.tx_packets,
-            self.tx_skip,
-            self.tx_collisions,
-            self.rx_bytes,
-            self.rx_packets,
-            self.rx_overflow,
-            self.rx_fcs_errors,
-            self.rx_short_errors,
-            self.rx_long_errors,
-            self.rx_checksum_errors,
-            self.rx_flow_control_packets,
-        ]
-    }
-}
-
-/// The software totals of every MAC's MIB.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct MibTotals {
-    pub(crate) mac: [MibCounters; MAX_MACS],
-}
 
 impl<P: Platform> Eth<P> {
     /// Reads MAC `mac`'s MIB block (which clears it) and adds it to the 64-bit totals; the

@@ -14,6 +14,7 @@
 pub mod adapters;
 pub mod desc;
 pub mod dt;
+pub mod error;
 pub mod eth;
 pub mod ethtool;
 pub mod features;

@@ -1,55 +1,15 @@
 //! The send entry points of the engine: `xmit` (copy into the ring's buffer, fill the layout's
 //! descriptor, kick), `xmit_burst` (one doorbell for many frames) and `reclaim`. The ring itself
-//! ([`crate::ring::tx::TxRing`]) owns the descriptors, the ownership records and the doorbell.
+//! (`TxRing`, `ring/tx.rs`) owns the descriptors, the frame records and the doorbell.
 //!
 //! Every frame handed to [`Eth::xmit`] is sent (counted when reclaimed) or counted as dropped by
 //! cause. TX checksum offload, TSO and multi-descriptor frames are in [`crate::tx_offload`].
 
 use crate::desc::{TxCodec, TxDesc};
+pub use crate::error::TxError;
 use crate::eth::{BUF_SIZE, Eth};
-use crate::platform::{DmaError, Platform};
+use crate::platform::Platform;
 use fe_regs::descriptors::{DescriptorLayout, TxV1, TxV2};
-
-/// Why a frame was not queued (each is also counted in [`crate::stats::Drops`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TxError {
-    /// The interface is not open.
-    NotOpen,
-    /// No such MAC, or not enabled in the device tree.
-    BadMac,
-    /// The queue is past the SoC's TX queues.
-    BadQueue,
-    /// The frame is empty or longer than a TX buffer.
-    BadLength,
-    /// The MAC's link is down.
-    LinkDown,
-    /// No free descriptor (reclaim, or wait for TX done).
-    RingFull,
-    /// A DMA access was refused.
-    Dma(DmaError),
-    /// The frame asks for an offload (TX checksum, TSO) that is turned off.
-    OffloadOff,
-    /// A TSO frame that is not TCP over IPv4/IPv6, has a bad MSS, or needs too many descriptors.
-    BadTso,
-}
-
-impl core::fmt::Display for TxError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            TxError::NotOpen => f.write_str("the interface is not open"),
-            TxError::BadMac => f.write_str("no such MAC, or disabled in the device tree"),
-            TxError::BadQueue => f.write_str("the queue is past the SoC's TX queues"),
-            TxError::BadLength => f.write_str("the frame is empty or longer than a TX buffer"),
-            TxError::LinkDown => f.write_str("the MAC's link is down"),
-            TxError::RingFull => f.write_str("the TX ring is full"),
-            TxError::Dma(e) => write!(f, "{e}"),
-            TxError::OffloadOff => f.write_str("the frame asks for an offload that is turned off"),
-            TxError::BadTso => f.write_str("a TSO frame that is not TCP, has a bad MSS, or needs too many descriptors"),
-        }
-    }
-}
-
-impl core::error::Error for TxError {}
 
 /// What [`Eth::xmit_burst`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

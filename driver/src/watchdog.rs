@@ -10,22 +10,10 @@
 use crate::dt::board::MAX_MACS;
 use crate::eth::{CloseReport, Eth, EthError, LinkState};
 use crate::platform::Platform;
+use crate::stats::WatchdogState;
 
 /// How long TX may make no progress with descriptors waiting before the engine is reset.
 pub const TX_TIMEOUT_NS: u64 = 100_000_000;
-
-/// What the watchdog saw last time it looked.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct WatchdogState {
-    /// The engine's `dtx_ptr`.
-    dtx: u32,
-    /// MIB `tx_packets` summed over the MACs.
-    sent: u64,
-    /// Since when nothing moved (clock ns).
-    since: u64,
-    /// Resets done.
-    pub(crate) resets: u64,
-}
 
 impl<P: Platform> Eth<P> {
     /// Call periodically (every few ms to 1 s): acknowledges TX done (so a spurious interrupt

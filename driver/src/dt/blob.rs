@@ -5,14 +5,14 @@
 
 use super::error::{ProbeError, ProbeErrorKind};
 
+pub use super::path::MAX_DEPTH;
+
 const MAGIC: u32 = 0xd00d_feed;
 const BEGIN_NODE: u32 = 1;
 const END_NODE: u32 = 2;
 const PROP: u32 = 3;
 const NOP: u32 = 4;
 const END: u32 = 9;
-/// Deepest nesting accepted (real trees are under 10).
-pub const MAX_DEPTH: usize = 32;
 
 fn be32(data: &[u8], off: usize) -> Option<u32> {
     let b = data.get(off..off.checked_add(4)?)?;

@@ -28,8 +28,11 @@ const BEGIN_NODE: u32 = 1;
 const END_NODE: u32 = 2;
 const PROP: u32 = 3;
 const NOP: u32 = 4;
-/// Deepest node a blob path is rebuilt for (the blob check refuses deeper trees).
-const MAX_DEPTH: usize = super::blob::MAX_DEPTH + 1;
+/// Deepest nesting accepted (real trees are under 10); the blob check refuses deeper trees,
+/// and paths are rebuilt for nodes down to it.
+pub const MAX_DEPTH: usize = 32;
+/// Nodes a path holds: the root and [`MAX_DEPTH`] levels below it.
+const MAX_NODES: usize = MAX_DEPTH + 1;
 
 fn be32(s: &[u8], off: usize) -> Option<u32> {
     let b = s.get(off..off.checked_add(4)?)?;
@@ -84,7 +87,7 @@ impl<'a> NodePath<'a> {
     /// Writes the names from the root down to this node, each behind a `/`.
     fn write_blob(f: &mut dyn fmt::Write, s: &[u8], target: u32) -> fmt::Result {
         // Name offsets of the open nodes; entry 0 is the root.
-        let mut open = [0u32; MAX_DEPTH + 1];
+        let mut open = [0u32; MAX_NODES + 1];
         let mut depth = 0usize;
         let mut off = 0usize;
         while let Some(tok) = be32(s, off) {

@@ -88,7 +88,7 @@ impl<'a> Tree<'a> {
         let mut found = None;
         self.walk(&mut |v| {
             let p = v.node.property("phandle").or_else(|| v.node.property("linux,phandle"));
-            if p.and_then(|p| super::props::u32_value(p.value)) == Some(ph) {
+            if p.and_then(|p| <[u8; 4]>::try_from(p.value).ok()).map(u32::from_be_bytes) == Some(ph) {
                 found = Some((v.path, v.node, v.parent()));
                 return Flow::Stop;
             }

@@ -9,42 +9,15 @@
 //! reads a descriptor's other words only after a read barrier that follows its done bit (see
 //! the contract in [`crate::platform`]).
 
+pub mod lro;
 pub mod rx;
 pub mod tx;
 
+pub use crate::error::AllocError;
 use crate::platform::Platform;
-use core::fmt;
 
 /// Most descriptors in a ring.
 pub const MAX_RING: usize = 512;
-
-/// Why a ring's DMA memory could not be had.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AllocError {
-    /// The platform has no more DMA memory.
-    Exhausted {
-        /// Bytes asked for.
-        size: usize,
-    },
-    /// The platform gave memory above 4 GiB (descriptors hold 32-bit addresses).
-    Above4G {
-        /// Physical address it gave.
-        addr: u64,
-    },
-}
-
-impl fmt::Display for AllocError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            AllocError::Exhausted { size } => write!(f, "out of DMA memory (asked for {size} bytes)"),
-            AllocError::Above4G { addr } => {
-                write!(f, "DMA memory at {addr:#x} is above 4 GiB, which descriptors cannot address")
-            }
-        }
-    }
-}
-
-impl core::error::Error for AllocError {}
 
 /// Allocates `size` bytes of DMA memory below 4 GiB (descriptors hold 32-bit addresses); an
 /// allocation above is given back and refused.
