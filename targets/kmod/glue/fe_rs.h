@@ -37,7 +37,7 @@ struct fe_rs_dev *fe_rs_create(void *build, struct fe_rs_info *info);
 void fe_rs_start(struct fe_rs_dev *dev, u64 now_ns);
 s64 fe_rs_close(struct fe_rs_dev *dev);
 void fe_rs_destroy(struct fe_rs_dev *dev);
-u32 fe_rs_step(struct fe_rs_dev *dev, u64 now_ns);
+u64 fe_rs_step(struct fe_rs_dev *dev, u64 now_ns, u32 *room);
 u32 fe_rs_tx_room(struct fe_rs_dev *dev);
 u32 fe_rs_poll(struct fe_rs_dev *dev, u32 budget, void *ctx);
 int fe_rs_xmit(struct fe_rs_dev *dev, u8 mac, const u8 *data, size_t len, u16 gso_mss, bool csum);
