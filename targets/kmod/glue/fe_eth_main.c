@@ -2,7 +2,8 @@
 /*
  * fe_eth: the C half of the frame-engine kernel module. The driver core (Rust, fe-driver) runs
  * on the register-level simulator (fe-sim) standing in for the SoC; this file gives it to the
- * kernel: one net_device per enabled MAC, one NAPI context for the shared RX ring, an hrtimer
+ * kernel: one net_device per enabled MAC (MACs wired back to back in pairs; a MAC left over is
+ * wired to a software peer net_device, fepeerN), one NAPI context for the shared RX ring, an hrtimer
  * that paces simulated time against the kernel clock and schedules NAPI, ethtool_ops
  * (features, register dump, counters), and a platform_driver whose of_match_table is generated
  * from the register maps' compatible table (fe_of_match.h).
@@ -46,6 +47,7 @@ struct fe_eth;
 struct fe_port {
 	struct fe_eth *eth;
 	u8 mac;
+	bool peer;
 };
 
 struct fe_eth {
@@ -54,6 +56,9 @@ struct fe_eth {
 	struct fe_rs_info info;
 	struct net_device *ndev[FE_RS_MAX_MACS];
 	struct net_device *by_mac[8];
+	/* Software link partners of MACs without a partner MAC, by device index and by MAC. */
+	struct net_device *peer[FE_RS_MAX_MACS];
+	struct net_device *peer_by_mac[8];
 	struct net_device napi_dev;
 	struct napi_struct napi;
 	struct hrtimer timer;
@@ -158,6 +163,26 @@ void fe_kmod_rx(void *ctx, u8 mac, const u8 *data, size_t len, bool verified, u1
 	__skb_queue_tail(&c->q, skb);
 }
 
+void fe_kmod_peer_rx(void *ctx, u8 mac, const u8 *data, size_t len)
+{
+	struct fe_rx_ctx *c = ctx;
+	struct net_device *dev = mac < ARRAY_SIZE(c->eth->peer_by_mac) ? c->eth->peer_by_mac[mac] : NULL;
+	struct sk_buff *skb;
+
+	if (!dev || !netif_running(dev))
+		return;
+	skb = napi_alloc_skb(&c->eth->napi, len);
+	if (!skb) {
+		dev->stats.rx_dropped++;
+		return;
+	}
+	skb_put_data(skb, data, len);
+	skb->protocol = eth_type_trans(skb, dev);
+	dev->stats.rx_packets++;
+	dev->stats.rx_bytes += len;
+	__skb_queue_tail(&c->q, skb);
+}
+
 /* ------------------------------------------------------------------ NAPI and the tick */
 
 static void fe_wake_queues(struct fe_eth *eth, u32 room)
@@ -183,7 +208,7 @@ static int fe_napi_poll(struct napi_struct *napi, int budget)
 	spin_lock(&eth->lock);
 	/* Sub-steps of simulated time with RX polled between them, until caught up or out of budget. */
 	do {
-		behind = fe_rs_step(eth->rs, now, &room);
+		behind = fe_rs_step(eth->rs, now, &room, &ctx);
 		done += fe_rs_poll(eth->rs, budget - done, &ctx);
 	} while (behind && done < budget);
 	eth->polls++;
@@ -323,6 +348,48 @@ static const struct net_device_ops fe_netdev_ops = {
 	.ndo_fix_features = fe_fix_features,
 	.ndo_validate_addr = eth_validate_addr,
 	.ndo_set_mac_address = eth_mac_addr,
+};
+
+/* The peer net_device: a plain software NIC on the far end of a MAC's wire. */
+static netdev_tx_t fe_peer_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct fe_port *p = port_of(dev);
+
+	if (eth_skb_pad(skb)) {
+		dev->stats.tx_dropped++;
+		return NETDEV_TX_OK;
+	}
+	if (skb_linearize(skb)) {
+		dev->stats.tx_dropped++;
+		dev_kfree_skb_any(skb);
+		return NETDEV_TX_OK;
+	}
+	spin_lock_bh(&p->eth->lock);
+	fe_rs_peer_send(p->eth->rs, p->mac, skb->data, skb->len);
+	spin_unlock_bh(&p->eth->lock);
+	dev->stats.tx_packets++;
+	dev->stats.tx_bytes += skb->len;
+	dev_consume_skb_any(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops fe_peer_ops = {
+	.ndo_open = fe_open,
+	.ndo_stop = fe_stop,
+	.ndo_start_xmit = fe_peer_xmit,
+	.ndo_validate_addr = eth_validate_addr,
+	.ndo_set_mac_address = eth_mac_addr,
+};
+
+static void fe_peer_get_drvinfo(struct net_device *dev, struct ethtool_drvinfo *info)
+{
+	strscpy(info->driver, DRV_NAME "_peer", sizeof(info->driver));
+	snprintf(info->bus_info, sizeof(info->bus_info), "sim:%s:mac%u-partner", fe->info.soc, port_of(dev)->mac);
+}
+
+static const struct ethtool_ops fe_peer_ethtool_ops = {
+	.get_drvinfo = fe_peer_get_drvinfo,
+	.get_link = ethtool_op_get_link,
 };
 
 /* ------------------------------------------------------------------ ethtool_ops */
@@ -478,9 +545,12 @@ static void fe_teardown(struct fe_eth *eth)
 	s64 leaked;
 
 	hrtimer_cancel(&eth->timer);
-	for (i = 0; i < eth->info.nmacs; i++)
+	for (i = 0; i < eth->info.nmacs; i++) {
 		if (eth->ndev[i] && eth->ndev[i]->reg_state == NETREG_REGISTERED)
 			unregister_netdev(eth->ndev[i]);
+		if (eth->peer[i] && eth->peer[i]->reg_state == NETREG_REGISTERED)
+			unregister_netdev(eth->peer[i]);
+	}
 	napi_disable(&eth->napi);
 	netif_napi_del(&eth->napi);
 	spin_lock_bh(&eth->lock);
@@ -491,9 +561,12 @@ static void fe_teardown(struct fe_eth *eth)
 	fe_sleeper = current;
 	fe_rs_destroy(eth->rs);
 	fe_sleeper = NULL;
-	for (i = 0; i < eth->info.nmacs; i++)
+	for (i = 0; i < eth->info.nmacs; i++) {
 		if (eth->ndev[i])
 			free_netdev(eth->ndev[i]);
+		if (eth->peer[i])
+			free_netdev(eth->peer[i]);
+	}
 }
 
 static int __init fe_init(void)
@@ -545,6 +618,23 @@ static int __init fe_init(void)
 		netif_set_tso_max_size(dev, 65535 - ETH_HLEN);
 		eth->ndev[i] = dev;
 		eth->by_mac[eth->info.mac[i]] = dev;
+		if (eth->info.partner[i] != 0xff)
+			continue;
+		dev = alloc_netdev(sizeof(struct fe_port), "fepeer%d", NET_NAME_ENUM, ether_setup);
+		if (!dev) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		port_of(dev)->eth = eth;
+		port_of(dev)->mac = eth->info.mac[i];
+		port_of(dev)->peer = true;
+		addr[5] = 0x80 + eth->info.mac[i] + 1;
+		eth_hw_addr_set(dev, addr);
+		dev->netdev_ops = &fe_peer_ops;
+		dev->ethtool_ops = &fe_peer_ethtool_ops;
+		dev->max_mtu = 1500;
+		eth->peer[i] = dev;
+		eth->peer_by_mac[eth->info.mac[i]] = dev;
 	}
 	fe = eth;
 	spin_lock_bh(&eth->lock);
@@ -561,8 +651,17 @@ static int __init fe_init(void)
 		err = register_netdev(dev);
 		if (err)
 			goto fail;
-		netdev_info(dev, "%s MAC %u, wired to MAC %d\n", eth->info.soc, eth->info.mac[i],
-			    eth->info.partner[i] == 0xff ? -1 : eth->info.partner[i]);
+		if (eth->peer[i]) {
+			netif_carrier_off(eth->peer[i]);
+			err = register_netdev(eth->peer[i]);
+			if (err)
+				goto fail;
+			netdev_info(dev, "%s MAC %u, wired to peer %s\n", eth->info.soc, eth->info.mac[i],
+				    eth->peer[i]->name);
+		} else {
+			netdev_info(dev, "%s MAC %u, wired back to back to MAC %u\n", eth->info.soc,
+				    eth->info.mac[i], eth->info.partner[i]);
+		}
 	}
 	err = platform_driver_register(&fe_plat_driver);
 	if (err)

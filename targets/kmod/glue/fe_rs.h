@@ -37,7 +37,8 @@ struct fe_rs_dev *fe_rs_create(void *build, struct fe_rs_info *info);
 void fe_rs_start(struct fe_rs_dev *dev, u64 now_ns);
 s64 fe_rs_close(struct fe_rs_dev *dev);
 void fe_rs_destroy(struct fe_rs_dev *dev);
-u64 fe_rs_step(struct fe_rs_dev *dev, u64 now_ns, u32 *room);
+u64 fe_rs_step(struct fe_rs_dev *dev, u64 now_ns, u32 *room, void *ctx);
+void fe_rs_peer_send(struct fe_rs_dev *dev, u8 mac, const u8 *data, size_t len);
 u32 fe_rs_tx_room(struct fe_rs_dev *dev);
 u32 fe_rs_poll(struct fe_rs_dev *dev, u32 budget, void *ctx);
 int fe_rs_xmit(struct fe_rs_dev *dev, u8 mac, const u8 *data, size_t len, u16 gso_mss, bool csum);
@@ -51,5 +52,6 @@ void fe_kmod_free(void *ptr, size_t align);
 void fe_kmod_log(u32 level, const char *msg, size_t len);
 void __noreturn fe_kmod_panic(const char *msg, size_t len);
 void fe_kmod_rx(void *ctx, u8 mac, const u8 *data, size_t len, bool verified, u16 segs, u16 seg_size);
+void fe_kmod_peer_rx(void *ctx, u8 mac, const u8 *data, size_t len);
 
 #endif

@@ -5,8 +5,9 @@
 //! The wires: the enabled MACs with a link are paired in order, back to back (MAC A's TX is
 //! MAC B's RX and the other way round), so every frame of a ping or iperf3 between the two
 //! namespaces crosses the core's TX path on one MAC and its RX path on the other. A MAC left
-//! without a partner (an odd count) has nothing on its wire; what it sends is counted in
-//! `wire_unpaired`.
+//! without a partner (one enabled MAC, or an odd count) is wired to a peer net_device of the
+//! glue instead: what the MAC sends goes to `fe_kmod_peer_rx`, what the peer sends
+//! ([`fe_rs_peer_send`]) arrives at the MAC.
 //!
 //! Large values (the `Board`, the `Eth` with its 16 KiB RX scratch buffer) are written straight
 //! into heap slots (`Box::new_uninit`), never kept on the 16 KiB kernel stack.
@@ -48,7 +49,7 @@ pub struct FeRsInfo {
     pub nmacs: u32,
     /// Their MAC ids.
     pub mac: [u8; MAX_MACS],
-    /// Each one's link partner on the simulated wire (MAC id), 0xff for none.
+    /// Each one's link partner on the simulated wire (MAC id), 0xff for a peer net_device.
     pub partner: [u8; MAX_MACS],
     /// The SoC name, NUL-terminated.
     pub soc: [u8; 16],
@@ -66,7 +67,7 @@ pub struct FeRsDev {
     base_ns: u64,
     /// Simulated time skipped because the kernel clock ran ahead by more than a step.
     skipped_ns: u64,
-    /// Frames a MAC without a partner sent.
+    /// Frames a MAC without a partner MAC sent (to the glue's peer net_device).
     unpaired: u64,
 }
 
@@ -298,7 +299,7 @@ pub unsafe extern "C" fn fe_rs_create(build: *mut FeRsBuild, info: *mut FeRsInfo
     for &m in &macs {
         match dev.partner[usize::from(m)] {
             Some(p) => klog!(Info, "mac {m}: wired back to back with mac {p}"),
-            None => klog!(Warn, "mac {m}: no link partner (odd MAC count or no link)"),
+            None => klog!(Info, "mac {m}: wired to a peer net_device"),
         }
     }
     Box::into_raw(dev)
@@ -347,7 +348,7 @@ pub unsafe extern "C" fn fe_rs_close(dev: *mut FeRsDev) -> i64 {
             );
             klog!(
                 Info,
-                "close: tx_frames={} rx_verified={} rx_unverified={} drops tx={} rx={}, wire_unpaired={} \
+                "close: tx_frames={} rx_verified={} rx_unverified={} drops tx={} rx={}, wire_to_peer={} \
                  sim_skipped_us={} violations={}",
                 s.tx_frames(),
                 s.rx_csum_verified,
@@ -392,10 +393,13 @@ pub unsafe extern "C" fn fe_rs_destroy(dev: *mut FeRsDev) {
 /// RX ring 0 holds. When the kernel clock is more than [`MAX_LAG_NS`] ahead (the guest was
 /// busy elsewhere), the excess is skipped, not caught up.
 ///
+/// Frames a MAC without a partner MAC sent go to `fe_kmod_peer_rx(ctx, ...)`.
+///
 /// # Safety
-/// `dev` comes from [`fe_rs_create`]; `room` is writable.
+/// `dev` comes from [`fe_rs_create`]; `room` is writable; `ctx` is what `fe_kmod_peer_rx`
+/// expects.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fe_rs_step(dev: *mut FeRsDev, now_ns: u64, room: *mut u32) -> u64 {
+pub unsafe extern "C" fn fe_rs_step(dev: *mut FeRsDev, now_ns: u64, room: *mut u32, ctx: *mut c_void) -> u64 {
     // SAFETY: caller's contract.
     let d = unsafe { &mut *dev };
     let sim = d.sim();
@@ -419,7 +423,13 @@ pub unsafe extern "C" fn fe_rs_step(dev: *mut FeRsDev, now_ns: u64, room: *mut u
                     sim.send_to_mac(usize::from(p), f);
                 }
             }
-            None => d.unpaired += sent.len() as u64,
+            None => {
+                d.unpaired += sent.len() as u64;
+                for (_, f) in sent {
+                    // SAFETY: `f` is valid during the call; the glue copies it.
+                    unsafe { fe_kmod_peer_rx(ctx, m as u8, f.as_ptr(), f.len()) }
+                }
+            }
         }
     }
     let eth = d.eth();
@@ -439,9 +449,23 @@ pub unsafe extern "C" fn fe_rs_tx_room(dev: *mut FeRsDev) -> u32 {
     unsafe { &mut *dev }.eth().tx_room() as u32
 }
 
-// Provided by the C glue: one received frame (or SoftLRO aggregate) for the stack.
+// Provided by the C glue: one received frame (or SoftLRO aggregate) for the stack, and one
+// frame a MAC without a partner MAC put on its wire (for the peer net_device).
 unsafe extern "C" {
     fn fe_kmod_rx(ctx: *mut c_void, mac: u8, data: *const u8, len: usize, verified: bool, segs: u16, seg_size: u16);
+    fn fe_kmod_peer_rx(ctx: *mut c_void, mac: u8, data: *const u8, len: usize);
+}
+
+/// The peer net_device of MAC `mac` sends `len` bytes at `data` (a frame without FCS, at least
+/// 60 bytes): it arrives at the MAC after its time on the wire.
+///
+/// # Safety
+/// `dev` comes from [`fe_rs_create`]; `data` is valid for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_peer_send(dev: *mut FeRsDev, mac: u8, data: *const u8, len: usize) {
+    // SAFETY: caller's contract.
+    let (d, frame) = unsafe { (&mut *dev, core::slice::from_raw_parts(data, len)) };
+    d.sim().send_to_mac(usize::from(mac), frame.to_vec());
 }
 
 /// Polls RX ring 0 for up to `budget` descriptors through SoftLRO (when the `lro` feature is
@@ -618,7 +642,7 @@ pub unsafe extern "C" fn fe_rs_stats(dev: *mut FeRsDev, mac: u8, names: *mut u8,
     d.eth().ethtool_stats(mac, &mut |name, v| put(name, v));
     put("softlro_flushes", lro_flushes);
     put("softlro_passed", lro_passed);
-    put("wire_unpaired", unpaired);
+    put("wire_to_peer", unpaired);
     put("sim_skipped_us", skipped / 1000);
     n as u32
 }
