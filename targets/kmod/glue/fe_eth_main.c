@@ -215,10 +215,13 @@ static int fe_napi_poll(struct napi_struct *napi, int budget)
 	eth->poll_ns += ktime_get_ns() - now;
 	spin_unlock(&eth->lock);
 	while ((skb = __skb_dequeue(&ctx.q))) {
-		if (skb_is_gso(skb))
+		if (skb_is_gso(skb)) {
+			/* A SoftLRO aggregate bypasses GRO: what GRO holds goes first, in order. */
+			napi_gro_flush(napi, false);
 			netif_receive_skb(skb);
-		else
+		} else {
 			napi_gro_receive(napi, skb);
+		}
 	}
 	fe_wake_queues(eth, room);
 	if (done < budget)

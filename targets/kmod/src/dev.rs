@@ -31,9 +31,13 @@ pub const MAX_MACS: usize = fe_driver::dt::board::MAX_MACS;
 const LRO_FLOWS: usize = 8;
 /// Bytes of one SoftLRO slot.
 const LRO_SLOT: usize = 65536 + 128;
-/// Simulated time one [`fe_rs_step`] runs at most: 17 full-size frames per MAC at 1 Gbit/s,
-/// well inside RX ring 0 (256 descriptors) and a NAPI budget.
-const SUB_STEP_NS: u64 = 200_000;
+/// Simulated time one [`fe_rs_step`] runs at most while frames are in flight: 81 full-size
+/// frames per MAC at 1 Gbit/s, so two MACs receiving at line rate stay inside RX ring 0 (256
+/// descriptors). With nothing in flight a step runs the whole way.
+const SUB_STEP_NS: u64 = 1_000_000;
+/// Wire time of the longest frame (1538 bytes with preamble, FCS and gap) at the slowest link
+/// the boards have (10 Mbit/s), per frame still on a wire.
+const SLOWEST_FRAME_NS: u64 = 1_230_400;
 /// How far simulated time may lag the kernel clock before the excess is skipped.
 const MAX_LAG_NS: u64 = 20_000_000;
 /// Words of the `ethtool -d` dump: this MAC's GDMA_FWD_CFG, then every GDMA's.
@@ -69,6 +73,8 @@ pub struct FeRsDev {
     skipped_ns: u64,
     /// Frames a MAC without a partner MAC sent (to the glue's peer net_device).
     unpaired: u64,
+    /// Simulated time by which every frame put on a wire so far has arrived (an upper bound).
+    wires_idle_at: u64,
 }
 
 impl FeRsDev {
@@ -242,6 +248,7 @@ pub unsafe extern "C" fn fe_rs_create(build: *mut FeRsBuild, info: *mut FeRsInfo
         base_ns: 0,
         skipped_ns: 0,
         unpaired: 0,
+        wires_idle_at: 0,
     });
     if eth.is_null() {
         // SAFETY: `eth_slot` holds the error.
@@ -411,12 +418,17 @@ pub unsafe extern "C" fn fe_rs_step(dev: *mut FeRsDev, now_ns: u64, room: *mut u
         d.base_ns += behind - MAX_LAG_NS;
         behind = MAX_LAG_NS;
     }
-    let step = behind.min(SUB_STEP_NS);
+    // Nothing queued for TX and nothing on a wire: no frame can land, so run the whole way.
+    let idle = d.eth().tx_room() == fe_driver::eth::TX_RING - 1 && at >= d.wires_idle_at;
+    let step = if idle { behind } else { behind.min(SUB_STEP_NS) };
     if step > 0 {
         sim.advance(step);
     }
     for m in 0..MAX_MACS {
         let sent = sim.take_sent(m);
+        if !sent.is_empty() {
+            d.wires_idle_at = d.wires_idle_at.max(sim.now()) + sent.len() as u64 * SLOWEST_FRAME_NS;
+        }
         match d.partner[m] {
             Some(p) => {
                 for (_, f) in sent {
