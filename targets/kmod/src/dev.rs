@@ -34,12 +34,12 @@ const LRO_SLOT: usize = 65536 + 128;
 /// Simulated time one [`fe_rs_step`] runs at most while frames are in flight: 81 full-size
 /// frames per MAC at 1 Gbit/s, so two MACs receiving at line rate stay inside RX ring 0 (256
 /// descriptors). With nothing in flight a step runs the whole way.
-const SUB_STEP_NS: u64 = 1_000_000;
+pub const SUB_STEP_NS: u64 = 1_000_000;
 /// Wire time of the longest frame (1538 bytes with preamble, FCS and gap) at the slowest link
 /// the boards have (10 Mbit/s), per frame still on a wire.
 const SLOWEST_FRAME_NS: u64 = 1_230_400;
 /// How far simulated time may lag the kernel clock before the excess is skipped.
-const MAX_LAG_NS: u64 = 20_000_000;
+pub const MAX_LAG_NS: u64 = 20_000_000;
 /// Words of the `ethtool -d` dump: this MAC's GDMA_FWD_CFG, then every GDMA's.
 pub const REGS_WORDS: usize = 1 + MAX_MACS;
 
