@@ -63,6 +63,7 @@ struct fe_eth {
 	struct napi_struct napi;
 	struct hrtimer timer;
 	bool syncing;
+	bool napi_on;
 	/* NAPI polls and the time spent in them (reported at rmmod). */
 	u64 polls, poll_ns;
 };
@@ -547,15 +548,18 @@ static void fe_teardown(struct fe_eth *eth)
 	int i;
 	s64 leaked;
 
+	/* No more polls (so no more frames for the net_devices), then the net_devices go. */
 	hrtimer_cancel(&eth->timer);
+	/* A NAPI context that was never enabled must not be disabled (it would wait forever). */
+	if (eth->napi_on)
+		napi_disable(&eth->napi);
+	netif_napi_del(&eth->napi);
 	for (i = 0; i < eth->info.nmacs; i++) {
 		if (eth->ndev[i] && eth->ndev[i]->reg_state == NETREG_REGISTERED)
 			unregister_netdev(eth->ndev[i]);
 		if (eth->peer[i] && eth->peer[i]->reg_state == NETREG_REGISTERED)
 			unregister_netdev(eth->peer[i]);
 	}
-	napi_disable(&eth->napi);
-	netif_napi_del(&eth->napi);
 	spin_lock_bh(&eth->lock);
 	leaked = fe_rs_close(eth->rs);
 	spin_unlock_bh(&eth->lock);
@@ -597,6 +601,8 @@ static int __init fe_init(void)
 		kfree(eth);
 		return -ENODEV;
 	}
+	hrtimer_init(&eth->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	eth->timer.function = fe_tick;
 	init_dummy_netdev(&eth->napi_dev);
 	netif_napi_add(&eth->napi_dev, &eth->napi, fe_napi_poll);
 	for (i = 0; i < eth->info.nmacs; i++) {
@@ -644,8 +650,7 @@ static int __init fe_init(void)
 	fe_rs_start(eth->rs, ktime_get_ns());
 	spin_unlock_bh(&eth->lock);
 	napi_enable(&eth->napi);
-	hrtimer_init(&eth->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	eth->timer.function = fe_tick;
+	eth->napi_on = true;
 	hrtimer_start(&eth->timer, ns_to_ktime((u64)tick_us * NSEC_PER_USEC), HRTIMER_MODE_REL);
 	for (i = 0; i < eth->info.nmacs; i++) {
 		struct net_device *dev = eth->ndev[i];
