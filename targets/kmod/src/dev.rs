@@ -35,9 +35,8 @@ const LRO_SLOT: usize = 65536 + 128;
 /// frames per MAC at 1 Gbit/s, so two MACs receiving at line rate stay inside RX ring 0 (256
 /// descriptors). With nothing in flight a step runs the whole way.
 pub const SUB_STEP_NS: u64 = 1_000_000;
-/// Wire time of the longest frame (1538 bytes with preamble, FCS and gap) at the slowest link
-/// the boards have (10 Mbit/s), per frame still on a wire.
-const SLOWEST_FRAME_NS: u64 = 1_230_400;
+/// Bytes a frame occupies on the wire beyond its data: preamble, FCS, inter-frame gap.
+const WIRE_OVERHEAD: u64 = 24;
 /// How far simulated time may lag the kernel clock before the excess is skipped.
 pub const MAX_LAG_NS: u64 = 20_000_000;
 /// Words of the `ethtool -d` dump: this MAC's GDMA_FWD_CFG, then every GDMA's.
@@ -75,6 +74,8 @@ pub struct FeRsDev {
     unpaired: u64,
     /// Simulated time by which every frame put on a wire so far has arrived (an upper bound).
     wires_idle_at: u64,
+    /// Link speed of each MAC (Mbit/s), as the simulator's wires run it.
+    speed: [u64; MAX_MACS],
 }
 
 impl FeRsDev {
@@ -249,6 +250,7 @@ pub unsafe extern "C" fn fe_rs_create(build: *mut FeRsBuild, info: *mut FeRsInfo
         skipped_ns: 0,
         unpaired: 0,
         wires_idle_at: 0,
+        speed: [1000; MAX_MACS],
     });
     if eth.is_null() {
         // SAFETY: `eth_slot` holds the error.
@@ -263,6 +265,7 @@ pub unsafe extern "C" fn fe_rs_create(build: *mut FeRsBuild, info: *mut FeRsInfo
     for m in board.enabled_macs() {
         if let Some(speed) = m.link.fixed_speed() {
             sim.set_link_speed(usize::from(m.id), speed);
+            dev.speed[usize::from(m.id) % MAX_MACS] = u64::from(speed.max(1));
         }
     }
     if let Err(e) = dev.eth().open() {
@@ -280,6 +283,7 @@ pub unsafe extern "C" fn fe_rs_create(build: *mut FeRsBuild, info: *mut FeRsInfo
             _ => 1000,
         };
         sim.set_link_speed(usize::from(m.id), speed);
+        dev.speed[usize::from(m.id) % MAX_MACS] = u64::from(speed);
         if let Err(e) = dev.eth().link_up(m.id, LinkState { speed, duplex: Duplex::Full, pause: true }) {
             klog!(Warn, "link up mac {}: {e:?}", m.id);
         }
@@ -427,7 +431,11 @@ pub unsafe extern "C" fn fe_rs_step(dev: *mut FeRsDev, now_ns: u64, room: *mut u
     for m in 0..MAX_MACS {
         let sent = sim.take_sent(m);
         if !sent.is_empty() {
-            d.wires_idle_at = d.wires_idle_at.max(sim.now()) + sent.len() as u64 * SLOWEST_FRAME_NS;
+            // They queue on the partner's wire (or the peer's, at this MAC's speed) behind
+            // whatever is still on it.
+            let speed = d.partner[m].map_or(d.speed[m], |p| d.speed[usize::from(p) % MAX_MACS]);
+            let bits: u64 = sent.iter().map(|(_, f)| (f.len() as u64 + WIRE_OVERHEAD) * 8).sum();
+            d.wires_idle_at = d.wires_idle_at.max(sim.now()) + bits * 1000 / speed;
         }
         match d.partner[m] {
             Some(p) => {
@@ -477,7 +485,10 @@ unsafe extern "C" {
 pub unsafe extern "C" fn fe_rs_peer_send(dev: *mut FeRsDev, mac: u8, data: *const u8, len: usize) {
     // SAFETY: caller's contract.
     let (d, frame) = unsafe { (&mut *dev, core::slice::from_raw_parts(data, len)) };
-    d.sim().send_to_mac(usize::from(mac), frame.to_vec());
+    let sim = d.sim();
+    let speed = d.speed[usize::from(mac) % MAX_MACS];
+    d.wires_idle_at = d.wires_idle_at.max(sim.now()) + (len as u64 + WIRE_OVERHEAD) * 8 * 1000 / speed;
+    sim.send_to_mac(usize::from(mac), frame.to_vec());
 }
 
 /// Polls RX ring 0 for up to `budget` descriptors through SoftLRO (when the `lro` feature is
