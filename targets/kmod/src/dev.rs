@@ -1,0 +1,671 @@
+//! The one file that touches the driver core's API: a bundled board probed, the simulator
+//! standing in for the SoC, the core brought up on it, and the `fe_rs_*` functions the C glue
+//! calls (always under the glue's spinlock, so `&mut` access here is exclusive).
+//!
+//! The wires: the enabled MACs with a link are paired in order, back to back (MAC A's TX is
+//! MAC B's RX and the other way round), so every frame of a ping or iperf3 between the two
+//! namespaces crosses the core's TX path on one MAC and its RX path on the other. A MAC left
+//! without a partner (one enabled MAC, or an odd count) is wired to a peer net_device of the
+//! glue instead: what the MAC sends goes to `fe_kmod_peer_rx`, what the peer sends
+//! ([`fe_rs_peer_send`]) arrives at the MAC.
+//!
+//! Large values (the `Board`, the `Eth` with its 16 KiB RX scratch buffer) are written straight
+//! into heap slots (`Box::new_uninit`), never kept on the 16 KiB kernel stack.
+
+use crate::boards::BOARDS;
+use crate::klog;
+use alloc::boxed::Box;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::ffi::c_void;
+use core::mem::MaybeUninit;
+use fe_driver::dt::{self, Board, Duplex, ProbeError};
+use fe_driver::softlro::SoftLro;
+use fe_driver::{Eth, EthError, Features, LinkState, LroMode, Platform as _, RxChecksum, TxError, TxMeta};
+use fe_sim::Sim;
+use fe_sim::driver_platform::SimPlatform;
+
+/// Most MACs (net_devices) one engine has.
+pub const MAX_MACS: usize = fe_driver::dt::board::MAX_MACS;
+/// SoftLRO flows held at once, each in a slot big enough for a 64 KiB aggregate.
+const LRO_FLOWS: usize = 8;
+/// Bytes of one SoftLRO slot.
+const LRO_SLOT: usize = 65536 + 128;
+/// Simulated time one [`fe_rs_step`] runs at most while frames are in flight: 81 full-size
+/// frames per MAC at 1 Gbit/s, so two MACs receiving at line rate stay inside RX ring 0 (256
+/// descriptors). With nothing in flight a step runs the whole way.
+pub const SUB_STEP_NS: u64 = 1_000_000;
+/// Bytes a frame occupies on the wire beyond its data: preamble, FCS, inter-frame gap.
+const WIRE_OVERHEAD: u64 = 24;
+/// How far simulated time may lag the kernel clock before the excess is skipped.
+pub const MAX_LAG_NS: u64 = 20_000_000;
+/// Words of the `ethtool -d` dump: this MAC's GDMA_FWD_CFG, then every GDMA's.
+pub const REGS_WORDS: usize = 1 + MAX_MACS;
+
+type Plat = SimPlatform<'static>;
+
+/// What the glue needs to create its net_devices (filled by [`fe_rs_create`]).
+#[repr(C)]
+#[derive(Debug)]
+pub struct FeRsInfo {
+    /// net_devices to create: one per enabled MAC.
+    pub nmacs: u32,
+    /// Their MAC ids.
+    pub mac: [u8; MAX_MACS],
+    /// Each one's link partner on the simulated wire (MAC id), 0xff for a peer net_device.
+    pub partner: [u8; MAX_MACS],
+    /// The SoC name, NUL-terminated.
+    pub soc: [u8; 16],
+}
+
+/// One frame engine: the simulator, the driver core on it, SoftLRO, the wires.
+pub struct FeRsDev {
+    sim: *mut Sim,
+    eth_slot: *mut Result<Eth<Plat>, EthError>,
+    eth: *mut Eth<Plat>,
+    lro_storage: *mut [u8],
+    lro: *mut SoftLro<'static>,
+    partner: [Option<u8>; MAX_MACS],
+    /// Kernel time (ns) at simulated time 0.
+    base_ns: u64,
+    /// Simulated time skipped because the kernel clock ran ahead by more than a step.
+    skipped_ns: u64,
+    /// Frames a MAC without a partner MAC sent (to the glue's peer net_device).
+    unpaired: u64,
+    /// Simulated time by which every frame put on a wire so far has arrived (an upper bound).
+    wires_idle_at: u64,
+    /// Link speed of each MAC (Mbit/s), as the simulator's wires run it.
+    speed: [u64; MAX_MACS],
+}
+
+impl FeRsDev {
+    fn eth(&mut self) -> &mut Eth<Plat> {
+        // SAFETY: `eth` points into `eth_slot`, alive and exclusively ours until destroy.
+        unsafe { &mut *self.eth }
+    }
+    fn sim(&self) -> &'static Sim {
+        // SAFETY: `sim` is alive until destroy, which drops every borrower first.
+        unsafe { &*self.sim }
+    }
+}
+
+fn name_of(ptr: *const u8, len: usize) -> &'static [u8] {
+    if ptr.is_null() {
+        return &[];
+    }
+    // SAFETY: the glue passes a module parameter string valid for the module's lifetime.
+    unsafe { core::slice::from_raw_parts(ptr, len) }
+}
+
+/// What [`fe_rs_probe`] found: the bundled board's name and the probe's result.
+pub struct FeRsProbed {
+    board: &'static str,
+    result: Result<Board<'static>, ProbeError<'static>>,
+}
+
+/// Which bundled board [`fe_rs_probe`] probes.
+#[repr(C)]
+#[derive(Debug)]
+pub struct FeRsProbeArg {
+    /// The board's name (a `dts/` file stem), not NUL-terminated.
+    pub name: *const u8,
+    /// Its length.
+    pub len: usize,
+}
+
+/// Probes the bundled board `arg` names into a heap slot (a `FeRsProbed`), or null when no
+/// board has that name. Allocates (GFP_ATOMIC) and prints nothing else: the glue runs it on a
+/// separate 128 KiB stack with interrupts off, because the device-tree probe needs more than a
+/// kernel stack (nested frames of 11 KiB, 4 KiB and 2.5 KiB; see README.md).
+///
+/// # Safety
+/// `arg` points to a valid [`FeRsProbeArg`] whose name lives as long as the module.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_probe(arg: *mut c_void) -> *mut c_void {
+    // SAFETY: caller's contract.
+    let a = unsafe { &*arg.cast::<FeRsProbeArg>() };
+    let name = name_of(a.name, a.len);
+    let Some(&(board, dtb)) = BOARDS.iter().find(|(b, _)| b.as_bytes() == name) else {
+        return core::ptr::null_mut();
+    };
+    let mut slot: Box<core::mem::MaybeUninit<FeRsProbed>> = Box::new_uninit();
+    let p = slot.as_mut_ptr();
+    // Field by field, so the probe's result goes straight into the heap slot.
+    // SAFETY: `p` is valid for writes; both fields are written before the slot is read.
+    unsafe {
+        (&raw mut (*p).board).write(board);
+        (&raw mut (*p).result).write(dt::probe(dtb));
+    }
+    Box::into_raw(slot).cast()
+}
+
+/// Takes [`fe_rs_probe`]'s result `p` for board `name`, logging why it failed.
+fn probed(p: *mut c_void, name: &[u8]) -> Option<Box<FeRsProbed>> {
+    if p.is_null() {
+        klog!(Err, "no bundled board {:?}; bundled:", core::str::from_utf8(name).unwrap_or("?"));
+        for (b, _) in BOARDS {
+            klog!(Err, "  {b}");
+        }
+        return None;
+    }
+    // SAFETY: a non-null result of `fe_rs_probe` is a boxed, initialised `FeRsProbed`.
+    let p = unsafe { Box::from_raw(p.cast::<FeRsProbed>()) };
+    match &p.result {
+        Ok(b) => {
+            klog!(
+                Info,
+                "board {}: {} ({}), {} enabled MACs",
+                p.board,
+                b.soc.name,
+                b.compatible,
+                b.enabled_macs().count()
+            );
+            Some(p)
+        }
+        Err(e) => {
+            klog!(Err, "board {}: {e}", p.board);
+            None
+        }
+    }
+}
+
+/// An engine being built: the probed board and the heap slots [`fe_rs_build`] fills.
+pub struct FeRsBuild {
+    probed: Box<FeRsProbed>,
+    sim: *mut Sim,
+    eth_slot: *mut MaybeUninit<Result<Eth<Plat>, EthError>>,
+    lro_storage: *mut [u8],
+    lro_slot: *mut MaybeUninit<SoftLro<'static>>,
+}
+
+/// Takes [`fe_rs_probe`]'s result `probed_board` for board `name` (valid for `len` bytes) and
+/// allocates what the engine needs: the simulator with its DMA memory, SoftLRO's storage, and
+/// the slots [`fe_rs_build`] fills. Null on failure (the reason is in the kernel log).
+///
+/// # Safety
+/// `probed_board` is null or a result of [`fe_rs_probe`]; `name` is valid for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_prepare(probed_board: *mut c_void, name: *const u8, len: usize) -> *mut FeRsBuild {
+    let Some(probed) = probed(probed_board, name_of(name, len)) else { return core::ptr::null_mut() };
+    let Ok(board) = &probed.result else { return core::ptr::null_mut() };
+    let sim = Box::into_raw(Box::new(Sim::new(board.soc)));
+    let lro_storage: *mut [u8] = Box::into_raw(vec![0u8; LRO_FLOWS * LRO_SLOT].into_boxed_slice());
+    Box::into_raw(Box::new(FeRsBuild {
+        probed,
+        sim,
+        eth_slot: Box::into_raw(Box::new_uninit()),
+        lro_storage,
+        lro_slot: Box::into_raw(Box::new_uninit()),
+    }))
+}
+
+/// Runs `Eth::new` and `SoftLro::new` into the slots of `build` (an [`FeRsBuild`]); returns
+/// `build`. Allocates and prints nothing: like [`fe_rs_probe`] the glue runs it on its own
+/// stack, as the core builds these values (21 KiB and 33 KiB) on the stack before they reach
+/// the heap.
+///
+/// # Safety
+/// `build` comes from [`fe_rs_prepare`] and is built once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_build(build: *mut c_void) -> *mut c_void {
+    // SAFETY: caller's contract; the slots are valid for writes, `sim` and the storage live
+    // until `fe_rs_destroy` (or the failure path of `fe_rs_create`), which drops their users first.
+    unsafe {
+        let b = &mut *build.cast::<FeRsBuild>();
+        if let Ok(board) = &b.probed.result {
+            (*b.eth_slot).write(Eth::new(board, SimPlatform(&*b.sim)));
+        }
+        (*b.lro_slot).write(SoftLro::new(&mut *b.lro_storage, LRO_FLOWS));
+    }
+    build
+}
+
+/// Creates the engine from `build` (taken over and freed; [`fe_rs_build`] has run on it):
+/// `open`, links up, wires paired; fills `info`. Null on failure (the reason is in the kernel
+/// log; everything is freed).
+///
+/// # Safety
+/// `build` comes from [`fe_rs_prepare`] and went through [`fe_rs_build`]; `info` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_create(build: *mut FeRsBuild, info: *mut FeRsInfo) -> *mut FeRsDev {
+    // SAFETY: caller's contract: every slot is initialised now.
+    let b = unsafe { Box::from_raw(build) };
+    let FeRsBuild { probed, sim, eth_slot, lro_storage, lro_slot } = *b;
+    let Ok(board) = &probed.result else { return core::ptr::null_mut() };
+    let eth_slot = eth_slot.cast::<Result<Eth<Plat>, EthError>>();
+    let lro = lro_slot.cast::<SoftLro<'static>>();
+    // SAFETY: initialised by `fe_rs_build`.
+    let eth: *mut Eth<Plat> = match unsafe { &mut *eth_slot } {
+        Ok(e) => e,
+        Err(_) => core::ptr::null_mut(),
+    };
+    let mut dev = Box::new(FeRsDev {
+        sim,
+        eth_slot,
+        eth,
+        lro_storage,
+        lro,
+        partner: [None; MAX_MACS],
+        base_ns: 0,
+        skipped_ns: 0,
+        unpaired: 0,
+        wires_idle_at: 0,
+        speed: [1000; MAX_MACS],
+    });
+    if eth.is_null() {
+        // SAFETY: `eth_slot` holds the error.
+        if let Err(e) = unsafe { &*eth_slot } {
+            klog!(Err, "Eth::new: {e:?}");
+        }
+        // SAFETY: `dev` owns everything and is not used again.
+        unsafe { fe_rs_destroy(Box::into_raw(dev)) };
+        return core::ptr::null_mut();
+    }
+    let sim = dev.sim();
+    for m in board.enabled_macs() {
+        if let Some(speed) = m.link.fixed_speed() {
+            sim.set_link_speed(usize::from(m.id), speed);
+            dev.speed[usize::from(m.id) % MAX_MACS] = u64::from(speed.max(1));
+        }
+    }
+    if let Err(e) = dev.eth().open() {
+        klog!(Err, "open: {e:?}");
+        // SAFETY: `dev` owns everything and is not used again.
+        unsafe { fe_rs_destroy(Box::into_raw(dev)) };
+        return core::ptr::null_mut();
+    }
+    // A MAC without a fixed link (SFP cage, PHY) comes up at its PHY mode's natural speed, as
+    // its simulated partner answers at once.
+    for m in board.enabled_macs().filter(|m| m.link.fixed_speed().is_none()) {
+        let speed = match m.phy_mode {
+            "2500base-x" => 2500,
+            "mii" | "rmii" => 100,
+            _ => 1000,
+        };
+        sim.set_link_speed(usize::from(m.id), speed);
+        dev.speed[usize::from(m.id) % MAX_MACS] = u64::from(speed);
+        if let Err(e) = dev.eth().link_up(m.id, LinkState { speed, duplex: Duplex::Full, pause: true }) {
+            klog!(Warn, "link up mac {}: {e:?}", m.id);
+        }
+    }
+    let macs: Vec<u8> = dev.eth().enabled_macs().map(|m| m.id).collect();
+    let linked: Vec<u8> = dev.eth().enabled_macs().filter(|m| m.link.is_some()).map(|m| m.id).collect();
+    for pair in linked.chunks_exact(2) {
+        dev.partner[usize::from(pair[0])] = Some(pair[1]);
+        dev.partner[usize::from(pair[1])] = Some(pair[0]);
+    }
+    // SAFETY: the caller passes a writable `info`.
+    let info = unsafe { &mut *info };
+    info.nmacs = 0;
+    info.mac = [0xff; MAX_MACS];
+    info.partner = [0xff; MAX_MACS];
+    for (i, &m) in macs.iter().take(MAX_MACS).enumerate() {
+        info.mac[i] = m;
+        info.partner[i] = dev.partner[usize::from(m)].unwrap_or(0xff);
+        info.nmacs += 1;
+    }
+    info.soc = [0; 16];
+    let n = board.soc.name.len().min(15);
+    info.soc[..n].copy_from_slice(&board.soc.name.as_bytes()[..n]);
+    for &m in &macs {
+        match dev.partner[usize::from(m)] {
+            Some(p) => klog!(Info, "mac {m}: wired back to back with mac {p}"),
+            None => klog!(Info, "mac {m}: wired to a peer net_device"),
+        }
+    }
+    Box::into_raw(dev)
+}
+
+/// Sets the kernel time that simulated time is paced against (call once, before the first
+/// [`fe_rs_step`]).
+///
+/// # Safety
+/// `dev` comes from [`fe_rs_create`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_start(dev: *mut FeRsDev, now_ns: u64) {
+    // SAFETY: caller's contract; the glue's lock makes the access exclusive.
+    let d = unsafe { &mut *dev };
+    d.base_ns = now_ns.saturating_sub(d.sim().now());
+}
+
+/// Closes the engine and prints the close report; returns the buffers it leaked (0), or -1
+/// when it was not open.
+///
+/// # Safety
+/// `dev` comes from [`fe_rs_create`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_close(dev: *mut FeRsDev) -> i64 {
+    // SAFETY: caller's contract.
+    let d = unsafe { &mut *dev };
+    let (unpaired, skipped_ns, sim) = (d.unpaired, d.skipped_ns, d.sim());
+    match d.eth().close() {
+        Ok(r) => {
+            let s = d.eth().stats();
+            klog!(
+                Info,
+                "close: returned rx={} tx={} fq={} (total {}), leaked rx={} tx={} fq={} (total {}), \
+                 tx_completed={} tx_dropped={} rx_dropped={}",
+                r.returned.rx,
+                r.returned.tx,
+                r.returned.fq,
+                r.returned.total(),
+                r.leaked.rx,
+                r.leaked.tx,
+                r.leaked.fq,
+                r.leaked.total(),
+                r.tx_completed,
+                r.tx_dropped,
+                r.rx_dropped
+            );
+            klog!(
+                Info,
+                "close: tx_frames={} rx_verified={} rx_unverified={} drops tx={} rx={}, wire_to_peer={} \
+                 sim_skipped_us={} violations={}",
+                s.tx_frames(),
+                s.rx_csum_verified,
+                s.rx_csum_unverified,
+                s.drops.tx_total(),
+                s.drops.rx_total(),
+                unpaired,
+                skipped_ns / 1000,
+                sim.violations().len()
+            );
+            r.leaked.total() as i64
+        }
+        Err(e) => {
+            klog!(Err, "close: {e:?}");
+            -1
+        }
+    }
+}
+
+/// Frees everything [`fe_rs_create`] allocated (the simulator's DMA memory included).
+///
+/// # Safety
+/// `dev` comes from [`fe_rs_create`] and is not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_destroy(dev: *mut FeRsDev) {
+    // SAFETY: caller's contract: `dev` and the pointers it holds are ours to free, in this
+    // order (borrowers before what they borrow).
+    unsafe {
+        let d = Box::from_raw(dev);
+        let FeRsDev { sim, eth_slot, lro_storage, lro, .. } = *d;
+        drop(Box::from_raw(lro));
+        drop(Box::from_raw(eth_slot));
+        drop(Box::from_raw(lro_storage));
+        drop(Box::from_raw(sim));
+    }
+}
+
+/// Runs the simulator one sub-step (at most [`SUB_STEP_NS`]) towards kernel time `now_ns`,
+/// carries every frame that left a MAC to its partner, and reclaims finished TX descriptors;
+/// writes the TX descriptors free to `room`. Returns how far simulated time is still behind
+/// (ns): the glue polls RX between sub-steps until it is 0, so no step lands more frames than
+/// RX ring 0 holds. When the kernel clock is more than [`MAX_LAG_NS`] ahead (the guest was
+/// busy elsewhere), the excess is skipped, not caught up.
+///
+/// Frames a MAC without a partner MAC sent go to `fe_kmod_peer_rx(ctx, ...)`.
+///
+/// # Safety
+/// `dev` comes from [`fe_rs_create`]; `room` is writable; `ctx` is what `fe_kmod_peer_rx`
+/// expects.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_step(dev: *mut FeRsDev, now_ns: u64, room: *mut u32, ctx: *mut c_void) -> u64 {
+    // SAFETY: caller's contract.
+    let d = unsafe { &mut *dev };
+    let sim = d.sim();
+    let target = now_ns.saturating_sub(d.base_ns);
+    let at = sim.now();
+    let mut behind = target.saturating_sub(at);
+    if behind > MAX_LAG_NS {
+        d.skipped_ns += behind - MAX_LAG_NS;
+        d.base_ns += behind - MAX_LAG_NS;
+        behind = MAX_LAG_NS;
+    }
+    // Nothing queued for TX and nothing on a wire: no frame can land, so run the whole way.
+    let idle = d.eth().tx_room() == fe_driver::eth::TX_RING - 1 && at >= d.wires_idle_at;
+    let step = if idle { behind } else { behind.min(SUB_STEP_NS) };
+    if step > 0 {
+        sim.advance(step);
+    }
+    for m in 0..MAX_MACS {
+        let sent = sim.take_sent(m);
+        if !sent.is_empty() {
+            // They queue on the partner's wire (or the peer's, at this MAC's speed) behind
+            // whatever is still on it.
+            let speed = d.partner[m].map_or(d.speed[m], |p| d.speed[usize::from(p) % MAX_MACS]);
+            let bits: u64 = sent.iter().map(|(_, f)| (f.len() as u64 + WIRE_OVERHEAD) * 8).sum();
+            d.wires_idle_at = d.wires_idle_at.max(sim.now()) + bits * 1000 / speed;
+        }
+        match d.partner[m] {
+            Some(p) => {
+                for (_, f) in sent {
+                    sim.send_to_mac(usize::from(p), f);
+                }
+            }
+            None => {
+                d.unpaired += sent.len() as u64;
+                for (_, f) in sent {
+                    // SAFETY: `f` is valid during the call; the glue copies it.
+                    unsafe { fe_kmod_peer_rx(ctx, m as u8, f.as_ptr(), f.len()) }
+                }
+            }
+        }
+    }
+    let eth = d.eth();
+    eth.reclaim();
+    // SAFETY: caller's contract.
+    unsafe { *room = eth.tx_room() as u32 };
+    behind - step
+}
+
+/// Frees TX descriptors the engine finished; returns the TX descriptors free.
+///
+/// # Safety
+/// `dev` comes from [`fe_rs_create`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_tx_room(dev: *mut FeRsDev) -> u32 {
+    // SAFETY: caller's contract.
+    unsafe { &mut *dev }.eth().tx_room() as u32
+}
+
+// Provided by the C glue: one received frame (or SoftLRO aggregate) for the stack, and one
+// frame a MAC without a partner MAC put on its wire (for the peer net_device).
+unsafe extern "C" {
+    fn fe_kmod_rx(ctx: *mut c_void, mac: u8, data: *const u8, len: usize, verified: bool, segs: u16, seg_size: u16);
+    fn fe_kmod_peer_rx(ctx: *mut c_void, mac: u8, data: *const u8, len: usize);
+}
+
+/// The peer net_device of MAC `mac` sends `len` bytes at `data` (a frame without FCS, at least
+/// 60 bytes): it arrives at the MAC after its time on the wire.
+///
+/// # Safety
+/// `dev` comes from [`fe_rs_create`]; `data` is valid for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_peer_send(dev: *mut FeRsDev, mac: u8, data: *const u8, len: usize) {
+    // SAFETY: caller's contract.
+    let (d, frame) = unsafe { (&mut *dev, core::slice::from_raw_parts(data, len)) };
+    let sim = d.sim();
+    let speed = d.speed[usize::from(mac) % MAX_MACS];
+    d.wires_idle_at = d.wires_idle_at.max(sim.now()) + (len as u64 + WIRE_OVERHEAD) * 8 * 1000 / speed;
+    sim.send_to_mac(usize::from(mac), frame.to_vec());
+}
+
+/// Polls RX ring 0 for up to `budget` descriptors through SoftLRO (when the `lro` feature is
+/// on); hands each frame to the glue's `fe_kmod_rx(ctx, ...)`. Returns the descriptors used.
+///
+/// # Safety
+/// `dev` comes from [`fe_rs_create`]; `ctx` is what `fe_kmod_rx` expects.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_poll(dev: *mut FeRsDev, budget: u32, ctx: *mut c_void) -> u32 {
+    // SAFETY: caller's contract.
+    let d = unsafe { &mut *dev };
+    // SAFETY: `eth` is alive and distinct from `lro`.
+    let eth = unsafe { &mut *d.eth };
+    let mut sink = |f: fe_driver::RxFrame<'_>| {
+        // SAFETY: `f.data` is valid during the call; the glue copies it.
+        unsafe {
+            fe_kmod_rx(
+                ctx,
+                f.mac,
+                f.data.as_ptr(),
+                f.data.len(),
+                f.checksum == RxChecksum::Verified,
+                f.segs,
+                f.seg_size,
+            )
+        }
+    };
+    // SAFETY: `lro` is alive and only used here, under the glue's lock.
+    eth.poll_coalesced(budget as usize, unsafe { &mut *d.lro }, &mut sink) as u32
+}
+
+/// `fe_rs_xmit` result: queued.
+pub const XMIT_OK: i32 = 0;
+/// `fe_rs_xmit` result: no room in the TX ring (counted as a drop by the core).
+pub const XMIT_FULL: i32 = 1;
+/// `fe_rs_xmit` result: refused for another reason (counted as a drop by the core).
+pub const XMIT_DROP: i32 = -1;
+
+/// Queues one frame on MAC `mac`: `gso_mss` non-zero asks the engine's TSO to cut it, `csum`
+/// asks the engine to fill the checksums. Returns [`XMIT_OK`], [`XMIT_FULL`] or [`XMIT_DROP`].
+///
+/// # Safety
+/// `dev` comes from [`fe_rs_create`]; `data` is valid for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_xmit(
+    dev: *mut FeRsDev,
+    mac: u8,
+    data: *const u8,
+    len: usize,
+    gso_mss: u16,
+    csum: bool,
+) -> i32 {
+    // SAFETY: caller's contract.
+    let (d, frame) = unsafe { (&mut *dev, core::slice::from_raw_parts(data, len)) };
+    let eth = d.eth();
+    let q = eth.queue_for_mac(mac);
+    let r = match (gso_mss, csum) {
+        (0, false) => eth.xmit(mac, q, frame),
+        (0, true) => eth.xmit_with(mac, q, frame, TxMeta { csum: true, tso_mss: None }),
+        (mss, _) => eth.xmit_tso(mac, q, frame, mss),
+    };
+    match r {
+        Ok(()) => XMIT_OK,
+        Err(TxError::RingFull) => XMIT_FULL,
+        Err(_) => XMIT_DROP,
+    }
+}
+
+/// Applies the offloads (engine-wide: every MAC shares the GDMA settings' owner, the core) and
+/// logs the GDMA_FWD_CFG words that result. Returns 0, or -1 when the core refused them.
+///
+/// # Safety
+/// `dev` comes from [`fe_rs_create`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_set_features(
+    dev: *mut FeRsDev,
+    rx_csum: bool,
+    tx_csum: bool,
+    tso: bool,
+    lro: bool,
+) -> i32 {
+    // SAFETY: caller's contract.
+    let eth = unsafe { &mut *dev }.eth();
+    let f = Features {
+        rx_checksum: rx_csum,
+        tx_checksum: tx_csum,
+        tso,
+        lro: if lro { LroMode::Soft } else { LroMode::Off },
+    };
+    let r = eth.set_features(f);
+    let soc = eth.soc();
+    let bus = eth.platform().fe();
+    let mut words = [0u32; MAX_MACS];
+    for (i, w) in words.iter_mut().enumerate().take(soc.fe.gdma.len()) {
+        if let Some(g) = soc.fe.gdma.at(i) {
+            *w = g.fwd_cfg.on(bus).read().to_bits();
+        }
+    }
+    match r {
+        Ok(()) => {
+            klog!(
+                Info,
+                "set_features rx_csum={} tx_csum={} tso={} lro={}: GDMA_FWD_CFG {:#010x} {:#010x} {:#010x}",
+                rx_csum as u8,
+                tx_csum as u8,
+                tso as u8,
+                lro as u8,
+                words[0],
+                words[1],
+                words[2]
+            );
+            0
+        }
+        Err(e) => {
+            klog!(Warn, "set_features {f:?}: {e:?}");
+            -1
+        }
+    }
+}
+
+/// Fills `out` with the `ethtool -d` dump of MAC `mac`: its GDMA_FWD_CFG, then every GDMA's
+/// (0 where the SoC has fewer). Returns the words written ([`REGS_WORDS`]).
+///
+/// # Safety
+/// `dev` comes from [`fe_rs_create`]; `out` has room for [`REGS_WORDS`] words.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_regs(dev: *mut FeRsDev, mac: u8, out: *mut u32) -> u32 {
+    // SAFETY: caller's contract.
+    let (eth, out) = unsafe { ((&mut *dev).eth(), core::slice::from_raw_parts_mut(out, REGS_WORDS)) };
+    let soc = eth.soc();
+    let bus = eth.platform().fe();
+    let read = |i: usize| soc.fe.gdma.at(i).map_or(0, |g| g.fwd_cfg.on(bus).read().to_bits());
+    out[0] = read(usize::from(mac));
+    for (i, w) in out[1..].iter_mut().enumerate() {
+        *w = read(i);
+    }
+    REGS_WORDS as u32
+}
+
+/// Length of one `ethtool -S` name (ETH_GSTRING_LEN).
+pub const STAT_NAME_LEN: usize = 32;
+
+/// The `ethtool -S` counters of MAC `mac`: the core's (MIB, software, drops) then this glue's.
+/// Writes names (NUL-padded, [`STAT_NAME_LEN`] bytes each) to `names` and values to `values`
+/// when they are not null, at most `max` of each; returns how many there are.
+///
+/// # Safety
+/// `dev` comes from [`fe_rs_create`]; `names` and `values` are null or have room for `max`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_stats(dev: *mut FeRsDev, mac: u8, names: *mut u8, values: *mut u64, max: u32) -> u32 {
+    // SAFETY: caller's contract.
+    let d = unsafe { &mut *dev };
+    let mut n = 0usize;
+    let mut put = |name: &str, v: u64| {
+        if n < max as usize {
+            if !names.is_null() {
+                // SAFETY: room for `max` names of STAT_NAME_LEN bytes.
+                let dst = unsafe { core::slice::from_raw_parts_mut(names.add(n * STAT_NAME_LEN), STAT_NAME_LEN) };
+                dst.fill(0);
+                let k = name.len().min(STAT_NAME_LEN - 1);
+                dst[..k].copy_from_slice(&name.as_bytes()[..k]);
+            }
+            if !values.is_null() {
+                // SAFETY: room for `max` values.
+                unsafe { *values.add(n) = v };
+            }
+        }
+        n += 1;
+    };
+    let (unpaired, skipped) = (d.unpaired, d.skipped_ns);
+    // SAFETY: `lro` is alive until destroy.
+    let lro = unsafe { &*d.lro };
+    let (lro_flushes, lro_passed) = (lro.stats().flushes_total(), lro.stats().passed_total());
+    d.eth().ethtool_stats(mac, &mut |name, v| put(name, v));
+    put("softlro_flushes", lro_flushes);
+    put("softlro_passed", lro_passed);
+    put("wire_to_peer", unpaired);
+    put("sim_skipped_us", skipped / 1000);
+    n as u32
+}
