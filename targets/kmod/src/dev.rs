@@ -255,7 +255,7 @@ pub unsafe extern "C" fn fe_rs_create(build: *mut FeRsBuild, info: *mut FeRsInfo
     if eth.is_null() {
         // SAFETY: `eth_slot` holds the error.
         if let Err(e) = unsafe { &*eth_slot } {
-            klog!(Err, "Eth::new: {e:?}");
+            klog!(Err, "Eth::new: {e}");
         }
         // SAFETY: `dev` owns everything and is not used again.
         unsafe { fe_rs_destroy(Box::into_raw(dev)) };
@@ -269,7 +269,7 @@ pub unsafe extern "C" fn fe_rs_create(build: *mut FeRsBuild, info: *mut FeRsInfo
         }
     }
     if let Err(e) = dev.eth().open() {
-        klog!(Err, "open: {e:?}");
+        klog!(Err, "open: {e}");
         // SAFETY: `dev` owns everything and is not used again.
         unsafe { fe_rs_destroy(Box::into_raw(dev)) };
         return core::ptr::null_mut();
@@ -285,7 +285,7 @@ pub unsafe extern "C" fn fe_rs_create(build: *mut FeRsBuild, info: *mut FeRsInfo
         sim.set_link_speed(usize::from(m.id), speed);
         dev.speed[usize::from(m.id) % MAX_MACS] = u64::from(speed);
         if let Err(e) = dev.eth().link_up(m.id, LinkState { speed, duplex: Duplex::Full, pause: true }) {
-            klog!(Warn, "link up mac {}: {e:?}", m.id);
+            klog!(Warn, "link up mac {}: {e}", m.id);
         }
     }
     let macs: Vec<u8> = dev.eth().enabled_macs().map(|m| m.id).collect();
@@ -373,7 +373,7 @@ pub unsafe extern "C" fn fe_rs_close(dev: *mut FeRsDev) -> i64 {
             r.leaked.total() as i64
         }
         Err(e) => {
-            klog!(Err, "close: {e:?}");
+            klog!(Err, "close: {e}");
             -1
         }
     }
@@ -547,7 +547,7 @@ pub unsafe extern "C" fn fe_rs_xmit(
     let q = eth.queue_for_mac(mac);
     let r = match (gso_mss, csum) {
         (0, false) => eth.xmit(mac, q, frame),
-        (0, true) => eth.xmit_with(mac, q, frame, TxMeta { csum: true, tso_mss: None }),
+        (0, true) => eth.xmit_with(mac, q, frame, TxMeta::CSUM),
         (mss, _) => eth.xmit_tso(mac, q, frame, mss),
     };
     match r {
@@ -603,7 +603,7 @@ pub unsafe extern "C" fn fe_rs_set_features(
             0
         }
         Err(e) => {
-            klog!(Warn, "set_features {f:?}: {e:?}");
+            klog!(Warn, "set_features {f:?}: {e}");
             -1
         }
     }
