@@ -143,7 +143,10 @@ impl ModerationLimits {
     /// The `*_ptime` field value: the time limit in register units of `unit_us`.
     #[must_use]
     pub const fn time_units(&self, unit_us: u32) -> u32 {
-        if unit_us == 0 { 0 } else { self.time_us / unit_us }
+        match self.time_us.checked_div(unit_us) {
+            Some(v) => v,
+            None => 0,
+        }
     }
 }
 
