@@ -390,6 +390,31 @@ pub struct Irq {
     pub tx: Option<Spanned<u64>>,
     /// Index of the RX line.
     pub rx: Option<Spanned<u64>>,
+    /// Interrupt moderation through the delay-interrupt registers (`pdma.delay_irq`,
+    /// `qdma.delay_irq`), programmed at open; absent: every completion interrupts at once.
+    pub moderation: Option<Spanned<IrqModeration>>,
+}
+
+/// Interrupt moderation: when the delayed RX/TX done interrupt fires.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IrqModeration {
+    /// Unit of the registers' time-limit fields (`rx_ptime`, `tx_ptime`) in microseconds.
+    pub time_unit_us: Spanned<u64>,
+    /// Limits for the RX done interrupt.
+    pub rx: Spanned<ModerationLimits>,
+    /// Limits for the TX done interrupt.
+    pub tx: Spanned<ModerationLimits>,
+}
+
+/// One direction's moderation: the interrupt fires when either limit is reached (0: unused).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModerationLimits {
+    /// Completions held before the interrupt fires (the `*_pint` field).
+    pub packets: Spanned<u64>,
+    /// Longest time the first held completion waits, in microseconds (a multiple of the unit).
+    pub time_us: Spanned<u64>,
 }
 
 /// Where rings live: `dram`, or `{sram: OFFSET}` in the frame-engine space.

@@ -66,6 +66,29 @@ pub enum IrqLayout {
     },
 }
 
+/// One direction's interrupt moderation limits (0: that limit is unused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModerationLimits {
+    /// Completions held before the interrupt fires.
+    pub packets: u64,
+    /// Longest wait of the first held completion, in microseconds.
+    pub time_us: u64,
+}
+
+/// Interrupt moderation through the delay-interrupt registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IrqModeration {
+    /// Unit of the registers' time fields in microseconds.
+    pub time_unit_us: u64,
+    /// RX done limits.
+    pub rx: ModerationLimits,
+    /// TX done limits.
+    pub tx: ModerationLimits,
+}
+
+/// The delay-interrupt registers interrupt moderation is written into (same layout each).
+pub const DELAY_IRQ_REGISTERS: [&str; 2] = ["fe.pdma.delay_irq", "fe.qdma.delay_irq"];
+
 /// One shaper rate-table row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rate {
@@ -94,6 +117,8 @@ pub struct SocCaps {
     pub irq_lines: u64,
     /// Which lines do what.
     pub irq: IrqLayout,
+    /// Interrupt moderation, if the SoC's YAML gives it.
+    pub irq_moderation: Option<IrqModeration>,
     /// TX descriptor layout name.
     pub tx_descriptor: String,
     /// RX descriptor layout name.
@@ -193,7 +218,8 @@ fn field_pos(map: &Map, path: &str, name: &str, span: Span, diags: &mut Vec<Diag
     }
 }
 
-fn sub<T: Clone>(parent: &In<impl Sized>, s: &serde_saphyr::Spanned<T>) -> In<T> {
+/// `s`, a value inside capability `parent`, located in `parent`'s file.
+pub(crate) fn sub<T: Clone>(parent: &In<impl Sized>, s: &serde_saphyr::Spanned<T>) -> In<T> {
     In { file: parent.file, value: s.clone() }
 }
 
@@ -317,6 +343,16 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
         diags.push(Diagnostic::error(sub(irq, &i.lines).span(), format!("`irq.lines` is {lines}; it must be 1..=16")));
     }
 
+    // irq moderation (checked by the `irq_moderation_fits` pass)
+    let irq_moderation = i.moderation.as_ref().map(|m| {
+        let lim = |l: &ast::ModerationLimits| ModerationLimits { packets: l.packets.value, time_us: l.time_us.value };
+        IrqModeration {
+            time_unit_us: m.value.time_unit_us.value,
+            rx: lim(&m.value.rx.value),
+            tx: lim(&m.value.tx.value),
+        }
+    });
+
     // descriptors
     for d in [txd, rxd] {
         if map.find_descriptor(&d.value.value).is_none() {
@@ -418,6 +454,7 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
         hw_lro,
         irq_lines: lines,
         irq: irq_layout?,
+        irq_moderation,
         tx_descriptor: txd.value.value.clone(),
         rx_descriptor: rxd.value.value.clone(),
         sram,

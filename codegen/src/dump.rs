@@ -15,6 +15,17 @@ fn reg_ref(r: &RegRef) -> Value {
 /// The capabilities as JSON.
 pub fn caps_json(c: &SocCaps) -> Value {
     let (rx_reg, rx_fields, rx_mask) = &c.rx_checksum;
+    let mut irq = match c.irq {
+        IrqLayout::Shared(i) => json!({"lines": c.irq_lines, "shared": i}),
+        IrqLayout::Split { tx, rx } => json!({"lines": c.irq_lines, "tx": tx, "rx": rx}),
+    };
+    if let Some(m) = c.irq_moderation {
+        irq["moderation"] = json!({
+            "time_unit_us": m.time_unit_us,
+            "rx": {"packets": m.rx.packets, "time_us": m.rx.time_us},
+            "tx": {"packets": m.tx.packets, "time_us": m.tx.time_us},
+        });
+    }
     json!({
         "rx_checksum": {"register": reg_ref(rx_reg), "fields": rx_fields, "mask": rx_mask},
         "tx_queues": c.tx_queues,
@@ -24,10 +35,7 @@ pub fn caps_json(c: &SocCaps) -> Value {
             "max_segments": l.max_segments, "timer_unit_us": l.timer_unit_us, "age_time_us": l.age_time_us,
             "max_agg_time_us": l.max_agg_time_us, "min_room": l.min_room, "dip_rules_per_mac": l.dip_rules_per_mac,
         })),
-        "irq": match c.irq {
-            IrqLayout::Shared(i) => json!({"lines": c.irq_lines, "shared": i}),
-            IrqLayout::Split { tx, rx } => json!({"lines": c.irq_lines, "tx": tx, "rx": rx}),
-        },
+        "irq": irq,
         "tx_descriptor": c.tx_descriptor,
         "rx_descriptor": c.rx_descriptor,
         "rings": match c.sram { None => json!({"dram": true}), Some(o) => json!({"sram": o}) },

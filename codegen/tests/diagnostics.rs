@@ -206,6 +206,25 @@ fn capability_irq_out_of_range() {
 }
 
 #[test]
+fn irq_moderation_does_not_fit() {
+    // The mini SoC has no delay-interrupt registers; give it one whose packet field is 7 bits.
+    let with_reg = edit(
+        "          irq_status:\n",
+        "          delay_irq:\n            offset: 0x20c\n            fields:\n              rx_ptime: {bits: \"7:0\"}\n              rx_pint: {bits: \"14:8\"}\n              tx_ptime: {bits: \"23:16\"}\n              tx_pint: {bits: \"30:24\"}\n          irq_status:\n",
+    );
+    let bad = with_reg.replacen(
+        "irq: {lines: 1, shared: 0}",
+        "irq: {lines: 1, shared: 0, moderation: {time_unit_us: 20, rx: {packets: 128, time_us: 30}, tx: {packets: 0, time_us: 0}}}",
+        1,
+    );
+    let t = fails("irq_moderation_does_not_fit", &[("mt9999.yaml", &bad)]);
+    assert!(t.contains("128 packets do not fit field `rx_pint`"), "{t}");
+    assert!(t.contains("not a multiple of the time unit"), "{t}");
+    assert!(t.contains("sets neither limit"), "{t}");
+    assert!(t.contains("needs register `fe.qdma.delay_irq`"), "{t}");
+}
+
+#[test]
 fn capability_unknown_descriptor() {
     let t = fails(
         "capability_unknown_descriptor",
@@ -245,6 +264,7 @@ fn every_pass_has_a_case() {
         "descriptor_fields_fit",
         "descriptors_disjoint",
         "soc_complete",
+        "irq_moderation_fits",
         "compatibles_unique",
         "layouts_shared",
         "reset_outside_fields",

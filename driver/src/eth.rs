@@ -619,6 +619,7 @@ impl<P: Platform> Eth<P> {
             v.clear_tx_done();
             v.clear_rx_done();
         });
+        self.set_irq_moderation(self.soc.caps.irq.moderation);
         fe.pdma.irq_mask.on(self.p.fe()).write(|v| v.set_rx_done(true));
         fe.qdma.int_mask.on(self.p.fe()).write(|v| v.set_tx_done(true));
     }

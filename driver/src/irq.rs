@@ -6,7 +6,7 @@
 
 use crate::eth::Eth;
 use crate::platform::Platform;
-use fe_regs::caps::IrqLayout;
+use fe_regs::caps::{IrqLayout, IrqModeration, ModerationLimits};
 
 /// What an interrupt asks the caller to do.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -64,5 +64,39 @@ impl<P: Platform> Eth<P> {
         if work.tx {
             fe.qdma.int_mask.on(self.p.fe()).modify(|v| v.set_tx_done(true));
         }
+    }
+
+    /// Programs interrupt moderation (the open default is the SoC's `irq.moderation`): the
+    /// delayed RX/TX done interrupt fires when either limit is reached. `None` turns it off, so
+    /// every completion interrupts at once. One value goes into both delay-interrupt registers,
+    /// as Linux writes it.
+    pub fn set_irq_moderation(&self, m: Option<IrqModeration>) {
+        let fe = &self.soc.fe;
+        // (enable, packet limit, time limit in register units)
+        let half = |l: ModerationLimits, unit: u32| {
+            let units = l.time_units(unit).min(u32::from(u8::MAX)) as u8;
+            (l.packets != 0 || units != 0, l.packets, units)
+        };
+        let (rx, tx) = match m {
+            Some(m) => (half(m.rx, m.time_unit_us), half(m.tx, m.time_unit_us)),
+            None => ((false, 0, 0), (false, 0, 0)),
+        };
+        // The two registers have the same layout but their own generated types.
+        fe.pdma.delay_irq.on(self.p.fe()).write(|v| {
+            v.set_rx_en(rx.0);
+            v.set_rx_pint(rx.1);
+            v.set_rx_ptime(rx.2);
+            v.set_tx_en(tx.0);
+            v.set_tx_pint(tx.1);
+            v.set_tx_ptime(tx.2);
+        });
+        fe.qdma.delay_irq.on(self.p.fe()).write(|v| {
+            v.set_rx_en(rx.0);
+            v.set_rx_pint(rx.1);
+            v.set_rx_ptime(rx.2);
+            v.set_tx_en(tx.0);
+            v.set_tx_pint(tx.1);
+            v.set_tx_ptime(tx.2);
+        });
     }
 }

@@ -113,6 +113,41 @@ pub struct Irq {
     pub lines: u8,
     /// Which lines the driver uses.
     pub layout: IrqLayout,
+    /// Interrupt moderation the driver programs at open (`None`: every completion interrupts).
+    pub moderation: Option<IrqModeration>,
+}
+
+/// One direction's interrupt moderation: the delayed done interrupt fires when `packets`
+/// completions are held or the first has waited `time_us` (a limit of 0 is unused).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ModerationLimits {
+    /// Completions held before the interrupt fires (`*_pint`).
+    pub packets: u8,
+    /// Longest wait of the first held completion, in microseconds.
+    pub time_us: u32,
+}
+
+/// Interrupt moderation through the delay-interrupt registers (`pdma.delay_irq`,
+/// `qdma.delay_irq`, same layout): limits per direction and the unit of the time fields.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct IrqModeration {
+    /// Unit of the registers' `*_ptime` fields in microseconds.
+    pub time_unit_us: u32,
+    /// RX done limits.
+    pub rx: ModerationLimits,
+    /// TX done limits.
+    pub tx: ModerationLimits,
+}
+
+impl ModerationLimits {
+    /// The `*_ptime` field value: the time limit in register units of `unit_us`.
+    #[must_use]
+    pub const fn time_units(&self, unit_us: u32) -> u32 {
+        match self.time_us.checked_div(unit_us) {
+            Some(v) => v,
+            None => 0,
+        }
+    }
 }
 
 /// Where the DMA rings live.

@@ -111,6 +111,18 @@ fn caps_tokens(c: &SocCaps) -> TokenStream {
             quote!(crate::caps::IrqLayout::Split { tx: #t, rx: #r })
         }
     };
+    let moderation = match c.irq_moderation {
+        None => quote!(None),
+        Some(m) => {
+            let unit = num(m.time_unit_us);
+            let lim = |l: crate::caps::ModerationLimits| {
+                let (p, t) = (num(l.packets), num(l.time_us));
+                quote!(crate::caps::ModerationLimits { packets: #p, time_us: #t })
+            };
+            let (rx, tx) = (lim(m.rx), lim(m.tx));
+            quote!(Some(crate::caps::IrqModeration { time_unit_us: #unit, rx: #rx, tx: #tx }))
+        }
+    };
     let txd = type_ident(&c.tx_descriptor);
     let rxd = type_ident(&c.rx_descriptor);
     let rings = match c.sram {
@@ -145,7 +157,7 @@ fn caps_tokens(c: &SocCaps) -> TokenStream {
             tx_queues: #txq,
             rx_rings: #rxr,
             hw_lro: #lro,
-            irq: crate::caps::Irq { lines: #lines, layout: #layout },
+            irq: crate::caps::Irq { lines: #lines, layout: #layout, moderation: #moderation },
             tx_descriptor: crate::descriptors::DescriptorLayout::#txd,
             rx_descriptor: crate::descriptors::DescriptorLayout::#rxd,
             rings: #rings,

@@ -10,6 +10,7 @@ mod field_idents_unique;
 mod fields_disjoint;
 mod fields_fit;
 mod idents_not_keywords;
+mod irq_moderation_fits;
 mod layouts_shared;
 mod module_names_unique;
 mod names_valid;
@@ -49,6 +50,7 @@ const MAP_PASSES: &[(&str, MapPass)] = &[
     ("descriptor_fields_fit", descriptor_fields_fit::check),
     ("descriptors_disjoint", descriptors_disjoint::check),
     ("soc_complete", soc_complete::check),
+    ("irq_moderation_fits", irq_moderation_fits::check),
     // Warnings: legal but suspicious.
     ("register_has_fields", register_has_fields::check),
     ("reset_sets_write_only", reset_sets_write_only::check),

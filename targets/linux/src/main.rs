@@ -57,6 +57,14 @@ enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Drive RX and TX only from the model's interrupts, NAPI style (mask, poll to budget,
+        /// unmask when drained; TX reclaimed on its interrupt); the report adds interrupt counts.
+        #[arg(long)]
+        irq: bool,
+        /// With --irq: interrupt moderation as the SoC's YAML gives it (on), or every completion
+        /// interrupting (off).
+        #[arg(long, value_enum, default_value = "on", requires = "irq")]
+        irq_moderation: OnOff,
     },
     /// Probe a board's device tree (.dtb, or .dts compiled with cpp + dtc) and report what is there.
     Probe {
@@ -284,7 +292,7 @@ fn main() -> ExitCode {
             let path = ctl_socket(&netns_prefix, socket);
             ctl_answer(ctl::request(&path, &Request::Stats { json }))
         }
-        Command::Run { dtb, rx_csum, lro, json } => {
+        Command::Run { dtb, rx_csum, lro, json, irq, irq_moderation } => {
             let bytes = match fe_linux::dtc::load(&dtb) {
                 Ok(b) => b,
                 Err(e) => {
@@ -293,12 +301,17 @@ fn main() -> ExitCode {
                 }
             };
             let name = dtb.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            match fe_linux::run::run(&name, &bytes, rx_csum == OnOff::On, lro.into()) {
+            let drive = if irq {
+                fe_linux::run::Drive::Irq { moderation: irq_moderation == OnOff::On }
+            } else {
+                fe_linux::run::Drive::Poll
+            };
+            match fe_linux::run::run_with(&name, &bytes, rx_csum == OnOff::On, lro.into(), drive) {
                 Ok(r) => {
                     if json {
                         println!("{}", serde_json::to_string_pretty(&fe_linux::run::to_json(&r)).unwrap_or_default());
                     } else {
-                        println!("{}", fe_linux::run::HEADER);
+                        println!("{}", fe_linux::run::header(&r));
                         for line in fe_linux::run::rows(&r) {
                             println!("{line}");
                         }

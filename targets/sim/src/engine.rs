@@ -52,6 +52,10 @@ pub struct Stats {
     pub tx_dropped: u64,
     /// Pause frames the switch sent to a CPU-side MAC.
     pub pause_frames: u64,
+    /// Times the RX done status was raised (interrupts the model signalled, after moderation).
+    pub rx_done_irqs: u64,
+    /// Times the TX done status was raised (interrupts the model signalled, after moderation).
+    pub tx_done_irqs: u64,
 }
 
 /// The engine's state (shared by the TX and RX halves in `tx.rs` and `rx.rs`).
@@ -86,6 +90,8 @@ pub(crate) struct Inner {
     pub(crate) cpu: crate::ordering::CpuView,
     /// The RX descriptor word holding the done bit, and its mask.
     pub(crate) rx_done: (usize, u32),
+    /// Completions the delay-interrupt registers hold back.
+    pub(crate) moderation: crate::moderation::Moderation,
 }
 
 /// The simulated frame engine.
@@ -168,6 +174,7 @@ impl Sim {
                 rr: 0,
                 cpu: crate::ordering::CpuView::default(),
                 rx_done: rx_done_bit(soc),
+                moderation: crate::moderation::Moderation::default(),
             }),
         }
     }
@@ -558,6 +565,7 @@ impl Inner {
                 self.regs.set(Space::Fe, elem(fe.pdma.pdrx_ptr, ring), 0);
             }
         }
+        self.delay_written(offset);
         if let Some(mac) = (0..self.macs.len()).find(|&i| fe.mac.at(i).is_some_and(|m| m.mcr.offset() == offset)) {
             self.update_msr(mac);
         }
@@ -587,6 +595,7 @@ impl Inner {
         }
         self.partial.clear();
         self.lro = crate::lro::Lro::default();
+        self.moderation_reset();
         self.tx_hung = false;
         self.shaper_next = [0; QUEUES];
         self.min_next = [0; QUEUES];
@@ -600,7 +609,8 @@ impl Inner {
     fn run_until(&mut self, target: u64) {
         loop {
             let next_rx = self.macs.iter().enumerate().filter_map(|(i, m)| m.rx.front().map(|(t, _, _)| (*t, i))).min();
-            let next_fault = [self.faults.next_time(), self.lro_deadline()].into_iter().flatten().min();
+            let next_fault =
+                [self.faults.next_time(), self.lro_deadline(), self.moderation_deadline()].into_iter().flatten().min();
             let horizon =
                 [next_rx.map(|(t, _)| t), next_fault, Some(target)].into_iter().flatten().min().unwrap_or(target);
             if self.send_one(horizon) {
@@ -613,6 +623,7 @@ impl Inner {
                     self.apply(f);
                 }
                 self.lro_expire();
+                self.moderation_expire();
                 self.pump_tx();
                 continue;
             }

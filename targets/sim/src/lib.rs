@@ -22,6 +22,7 @@ pub mod driver_platform;
 pub mod engine;
 pub mod fault;
 mod lro;
+mod moderation;
 mod ordering;
 pub mod packet;
 pub mod regfile;

@@ -256,7 +256,7 @@ impl Inner {
             return;
         }
         self.regs.set(Space::Fe, elem(fe.pdma.pdrx_ptr, i), (drx + 1) % size);
-        self.raise(crate::engine::off(fe.pdma.irq_status), 30);
+        self.complete(crate::moderation::Dir::Rx);
         self.lro.flushed += 1;
         self.stats.rx_frames += 1;
         s.frame.clear();

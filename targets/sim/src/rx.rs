@@ -164,7 +164,7 @@ impl Inner {
             return;
         }
         self.regs.set(Space::Fe, elem(fe.pdma.pdrx_ptr, 0), (drx + 1) % size);
-        self.raise(off(fe.pdma.irq_status), 30);
+        self.complete(crate::moderation::Dir::Rx);
         self.stats.rx_frames += 1;
         if let Some(m) = mib {
             self.regs.add(Space::Fe, m.rx_packets.offset(), 1);

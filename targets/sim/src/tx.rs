@@ -120,7 +120,7 @@ impl Inner {
                 let frame = core::mem::take(&mut self.partial);
                 self.enqueue_tx(d, frame);
             }
-            self.raise(off(fe.qdma.int_status), 28);
+            self.complete(crate::moderation::Dir::Tx);
         }
     }
 

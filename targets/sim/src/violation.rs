@@ -89,6 +89,16 @@ pub enum Violation {
         /// The enable register.
         register: &'static str,
     },
+    /// A delayed done interrupt enabled with neither a packet nor a time limit: it never fires.
+    DelayNeverFires {
+        /// The delay-interrupt register.
+        register: &'static str,
+    },
+    /// A delayed done interrupt enabled on a SoC whose YAML gives no time unit for it.
+    DelayUnitUnknown {
+        /// The delay-interrupt register.
+        register: &'static str,
+    },
 }
 
 impl fmt::Display for Violation {
@@ -125,6 +135,12 @@ impl fmt::Display for Violation {
             }
             Violation::DmaEnabledWithoutRing { register } => {
                 write!(f, "{register}: DMA enabled before its ring was programmed")
+            }
+            Violation::DelayNeverFires { register } => {
+                write!(f, "{register}: delayed interrupt enabled with no packet or time limit, it would never fire")
+            }
+            Violation::DelayUnitUnknown { register } => {
+                write!(f, "{register}: delayed interrupt enabled, but the SoC has no interrupt moderation time unit")
             }
         }
     }
