@@ -24,6 +24,16 @@
 //! | `watch.rs` | forwarding sysctls and MTU of the driver's namespace, watched while it runs |
 //! | `stats.rs` | the bridge's counters and `fe stats` output |
 
+// Status lines of a long-running bridge: unlike std's `println!` (shadowed here and in the
+// submodules below) a write to a reader that has gone (`fe netdev | head -1`) does not panic;
+// the line is dropped and the bridge keeps running until it is told to stop.
+macro_rules! println {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($t)*);
+    }};
+}
+
 pub mod bridge;
 pub mod ctl;
 pub mod frame;
