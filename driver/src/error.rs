@@ -34,6 +34,9 @@ pub enum EthError {
         /// The port number.
         port: u8,
     },
+    /// The operation needs the whole engine, not a handle of a split one (hardware LRO on or
+    /// off re-arms rings the RX handle owns): stop the queues and polling, then call it on `Eth`.
+    NeedsWholeEngine,
 }
 
 /// What kind of failure an [`EthError`] is, for a caller deciding what to do about it.
@@ -59,7 +62,8 @@ impl EthError {
             | EthError::NoSuchMac(_)
             | EthError::BadFeatures
             | EthError::LroWhileForwarding
-            | EthError::NoSuchPort { .. } => ErrorKind::Misuse,
+            | EthError::NoSuchPort { .. }
+            | EthError::NeedsWholeEngine => ErrorKind::Misuse,
             EthError::UnsupportedLayout(_) | EthError::Unsupported(_) => ErrorKind::Config,
             EthError::Alloc(_) | EthError::Dma(_) => ErrorKind::Fault,
         }
@@ -83,6 +87,9 @@ impl core::fmt::Display for EthError {
                 f.write_str("receive coalescing cannot be turned on while the interface forwards or bridges")
             }
             EthError::NoSuchPort { mac, port } => write!(f, "no switch user port {port} behind MAC {mac}"),
+            EthError::NeedsWholeEngine => f.write_str(
+                "turning hardware LRO on or off needs the whole engine: stop the queues and polling, then set the features",
+            ),
         }
     }
 }

@@ -13,10 +13,12 @@
 use crate::desc::{self, TxDesc};
 use crate::dt::board::{Board, Duplex, Link, MAX_MACS};
 pub use crate::error::{ErrorKind, EthError};
+pub use crate::offload::{Features, LroMode};
 use crate::platform::Platform;
 use crate::ring::AllocError;
 use crate::ring::rx::{RxRegs, RxRing};
 use crate::ring::tx::{TxRegs, TxRing};
+use crate::shared::Shared;
 use crate::stats::Stats;
 use fe_regs::bus::Bus;
 use fe_regs::descriptors::DescriptorLayout;
@@ -108,39 +110,6 @@ pub struct MacPort {
     pub link: Option<LinkState>,
 }
 
-/// Offloads as the driver applies them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Features {
-    /// RX checksum: GDMA ICS/TCS/UCS on and the descriptor's L4-valid bit trusted.
-    pub rx_checksum: bool,
-    /// TX checksum offload: `xmit` asks the engine to fill IPv4/TCP/UDP checksums.
-    pub tx_checksum: bool,
-    /// TCP segmentation offload (`xmit_tso`); needs `tx_checksum`.
-    pub tso: bool,
-    /// Receive coalescing (`ethtool -K ethX lro`): off, SoftLRO, or hardware LRO where the SoC
-    /// has it (with SoftLRO for what the hardware does not merge).
-    pub lro: LroMode,
-}
-
-/// Which receive coalescing engine runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum LroMode {
-    /// Every frame goes up as received.
-    #[default]
-    Off,
-    /// SoftLRO in the core ([`crate::softlro`]), through [`Eth::poll_coalesced`].
-    Soft,
-    /// Hardware LRO rings (capability `hw_lro`) for IPv4 TCP to programmed addresses, SoftLRO for
-    /// the rest.
-    Hw,
-}
-
-impl Default for Features {
-    fn default() -> Self {
-        Features { rx_checksum: true, tx_checksum: true, tso: true, lro: LroMode::Off }
-    }
-}
-
 /// The QDMA free queue: pages the engine buffers frames in.
 #[derive(Debug)]
 pub(crate) struct FreeQueue {
@@ -175,26 +144,25 @@ pub struct Eth<P: Platform> {
     pub(crate) rx_layout: DescriptorLayout,
     pub(crate) macs: [Option<MacPort>; MAX_MACS],
     pub(crate) open: bool,
-    /// Bit `m` set while the engine is open and MAC `m` is enabled with its link up: the one
-    /// test `xmit` makes on its fast path (kept by [`Eth::refresh_ready`]).
-    pub(crate) tx_ready: u8,
+    /// Bit per MAC enabled in the device tree.
+    pub(crate) enabled: u8,
     /// The enabled MAC behind each PSE source port of an RX descriptor ([`NO_MAC`] for none):
-    /// the one lookup `poll` makes per frame (kept by [`Eth::refresh_ready`]).
+    /// the one lookup `poll` makes per frame.
     pub(crate) rx_port: [u8; 8],
-    pub(crate) features: Features,
+    /// Offloads, forwarding, the MACs ready to send, and the counters: what the handles share.
+    pub(crate) shared: Shared,
     pub(crate) tx: TxRing,
     pub(crate) rx: RxRing,
     pub(crate) fq: FreeQueue,
-    pub(crate) stats: Stats,
     /// RX copy-out buffer, big enough for a hardware LRO aggregate.
     pub(crate) scratch: [u8; crate::ring::lro::MAX_LRO_BUF],
     /// Hardware LRO rings, when the SoC has them.
     pub(crate) lro: Option<crate::ring::lro::LroRings>,
-    /// The interface forwards or bridges: no receive coalescing.
-    pub(crate) forwarding: bool,
     pub(crate) mib: crate::stats::MibTotals,
     pub(crate) wd: crate::stats::WatchdogState,
     pub(crate) ports: crate::shaping::ports::PortTable,
+    /// Which QDMA queue each switch user port sends on (fixed by the board).
+    pub(crate) queues: crate::shaping::ports::PortQueues,
 }
 
 /// The enabled MAC a frame from PSE source port `src_port` arrived on, in the port table
@@ -251,29 +219,27 @@ impl<P: Platform> Eth<P> {
                 l.free(&p);
             }
         })?;
-        let mut eth = Eth {
+        let ports = crate::shaping::ports::user_ports(soc, board);
+        Ok(Eth {
             p,
             soc,
             tx_layout,
             rx_layout,
+            enabled: macs.iter().flatten().filter(|m| m.enabled && m.id < 8).fold(0, |a, m| a | 1 << m.id),
+            rx_port: rx_ports(&macs),
             macs,
             open: false,
-            tx_ready: 0,
-            rx_port: [NO_MAC; 8],
-            features: Features::default(),
+            shared: Shared::new(Features::default()),
             tx,
             rx,
             fq,
-            stats: Stats::default(),
             scratch: [0; crate::ring::lro::MAX_LRO_BUF],
             lro,
-            forwarding: false,
             mib: crate::stats::MibTotals::default(),
             wd: crate::stats::WatchdogState::default(),
-            ports: crate::shaping::ports::user_ports(soc, board),
-        };
-        eth.refresh_ready();
-        Ok(eth)
+            queues: crate::shaping::ports::port_queues(&ports),
+            ports,
+        })
     }
 
     /// The SoC being driven.
@@ -294,17 +260,17 @@ impl<P: Platform> Eth<P> {
         self.open
     }
 
-    /// The software counters.
+    /// The software counters now.
     #[must_use]
-    pub fn stats(&self) -> &Stats {
-        &self.stats
+    pub fn stats(&self) -> Stats {
+        self.shared.stats.snapshot()
     }
 
     /// The offloads in force (all on after `new`; changed by `set_features`, kept across
     /// `close`/`open`).
     #[must_use]
     pub fn features(&self) -> Features {
-        self.features
+        self.shared.features()
     }
 
     /// MAC `id` as the driver knows it.
@@ -347,7 +313,7 @@ impl<P: Platform> Eth<P> {
         self.tx_init()?;
         self.rx_init()?;
         self.lro_rings_init()?;
-        if self.features.lro == LroMode::Hw {
+        if self.shared.features().lro == LroMode::Hw {
             self.hw_lro_enable();
         }
         for id in 0..self.soc.fe.gdma.len() {
@@ -358,9 +324,9 @@ impl<P: Platform> Eth<P> {
             if let Some(m) = self.macs.get_mut(id).and_then(Option::as_mut) {
                 m.link = link;
             }
-            self.program_mcr(id, link);
+            program_mcr(&self.p, self.soc, id, link);
         }
-        self.apply_shaping();
+        self.ctl_handle().apply_shaping();
         self.init_irqs();
         self.start_dma();
         self.open = true;
@@ -383,7 +349,7 @@ impl<P: Platform> Eth<P> {
             }
         }
         for id in 0..fe.mac.len() {
-            self.program_mcr(id, None);
+            program_mcr(&self.p, self.soc, id, None);
             if let Some(m) = self.macs.get_mut(id).and_then(Option::as_mut) {
                 m.link = None;
             }
@@ -398,11 +364,11 @@ impl<P: Platform> Eth<P> {
         });
         self.wait_dma_idle();
         let held = self.engine_buffers();
-        let sent_before = self.stats.tx_frames();
+        let sent_before = self.shared.stats.tx_frames();
         self.reclaim();
-        let tx_completed = self.stats.tx_frames() - sent_before;
+        let tx_completed = self.shared.stats.tx_frames() - sent_before;
         let tx_dropped = self.tx.teardown(&self.p)?;
-        self.stats.drops.tx_teardown += tx_dropped;
+        self.shared.stats.drops.tx_teardown.add(tx_dropped);
         let rx_dropped = self.rx_teardown()? + self.lro_teardown()?;
         self.fq.owner = Owner::Driver;
         self.open = false;
@@ -417,78 +383,17 @@ impl<P: Platform> Eth<P> {
     /// while this is false and wakes it after `reclaim` or `link_up`.
     #[must_use]
     pub fn can_xmit(&self, mac: u8) -> bool {
-        self.tx_ready & 1u8.checked_shl(u32::from(mac)).unwrap_or(0) != 0 && self.tx_room() > 0
+        self.shared.tx_ready() & 1u8.checked_shl(u32::from(mac)).unwrap_or(0) != 0 && self.tx.room() > 0
     }
 
-    /// Recomputes the fast-path masks from `open` and the MACs' state.
+    /// Recomputes which MACs can send from `open` and the MACs' links.
     pub(crate) fn refresh_ready(&mut self) {
-        let (mut tx, mut rx) = (0u8, [NO_MAC; 8]);
-        for m in self.macs.iter().flatten().filter(|m| m.enabled && m.id < 7) {
-            // GDMA n is PSE port n + 1.
-            rx[usize::from(m.id) + 1] = m.id;
-            if self.open && m.link.is_some() {
-                tx |= 1 << m.id;
-            }
-        }
-        (self.tx_ready, self.rx_port) = (tx, rx);
-    }
-
-    /// The PSE port the frames of MAC `mac` arrive from while it is enabled (the inverse of
-    /// [`Eth::rx_mac`]: GDMA n is PSE port n + 1).
-    #[inline(always)]
-    pub(crate) fn rx_port_of(&self, mac: u8) -> Option<u8> {
-        let port = usize::from(mac) + 1;
-        (self.rx_port.get(port) == Some(&mac)).then_some(port as u8)
-    }
-
-    /// The enabled MAC a frame from PSE source port `src_port` arrived on, if any.
-    #[inline(always)]
-    pub(crate) fn rx_mac(&self, src_port: u8) -> Option<u8> {
-        port_mac(&self.rx_port, src_port)
-    }
-
-    /// MAC `mac`'s link came up (from a PHY, SFP or in-band status): programs force mode with
-    /// the speed, duplex and pause. A fixed link is up from `open` without this call.
-    pub fn link_up(&mut self, mac: u8, state: LinkState) -> Result<(), EthError> {
-        let m = self.macs.get_mut(mac as usize).and_then(Option::as_mut).filter(|m| m.enabled);
-        let m = m.ok_or(EthError::NoSuchMac(mac))?;
-        m.link = Some(state);
-        self.refresh_ready();
-        if self.open {
-            self.program_mcr(mac as usize, Some(state));
-        }
-        self.reshape_conduit(mac);
-        Ok(())
-    }
-
-    /// MAC `mac`'s link went down: the MAC goes back to the link-down default.
-    pub fn link_down(&mut self, mac: u8) -> Result<(), EthError> {
-        let m = self.macs.get_mut(mac as usize).and_then(Option::as_mut).filter(|m| m.enabled);
-        let m = m.ok_or(EthError::NoSuchMac(mac))?;
-        m.link = None;
-        self.refresh_ready();
-        if self.open {
-            self.program_mcr(mac as usize, None);
-        }
-        self.reshape_conduit(mac);
-        Ok(())
+        self.shared.set_tx_ready(ready_mask(&self.macs, self.open));
     }
 
     /// Read-modify-write of a register named by a capability (`RawReg`), in either space.
     pub(crate) fn raw_modify(&self, space: Space, offset: u32, f: impl FnOnce(u32) -> u32) {
-        let o = offset as usize;
-        match space {
-            Space::Fe => {
-                let b = self.p.fe();
-                let v = b.read32(o);
-                b.write32(o, f(v));
-            }
-            Space::Ethsys => {
-                let b = self.p.ethsys();
-                let v = b.read32(o);
-                b.write32(o, f(v));
-            }
-        }
+        raw_modify(&self.p, space, offset, f);
     }
 
     /// Pulses the SoC's cold-reset bits in ETHSYS: assert, ~1 ms, deassert, 10 ms.
@@ -574,40 +479,8 @@ impl<P: Platform> Eth<P> {
             .on(self.p.fe())
             .write_value(GdmaFwdCfg(0).with_fwd(if enabled { FWD_CPU } else { FWD_DROP }).with_strp_crc(enabled));
         if enabled {
-            self.apply_rx_checksum(id, self.features.rx_checksum);
+            apply_rx_checksum(&self.p, self.soc, id, self.shared.rx_checksum());
         }
-    }
-
-    /// Sets or clears the SoC's RX checksum bits (ICS/TCS/UCS, from the capabilities) of MAC `id`.
-    pub(crate) fn apply_rx_checksum(&self, id: usize, on: bool) {
-        let ctl = self.soc.caps.rx_checksum;
-        if let Some(off) = ctl.reg.at(id) {
-            self.raw_modify(ctl.reg.space, off, |v| if on { v | ctl.mask } else { v & !ctl.mask });
-        }
-    }
-
-    /// MAC control: force mode with the link's settings, or FORCE_MODE only (link down).
-    fn program_mcr(&self, id: usize, link: Option<LinkState>) {
-        let Some(m) = self.soc.fe.mac.at(id) else { return };
-        let v = match link {
-            None => MacMcr(0).with_force_mode(true),
-            Some(l) => MacMcr(0)
-                .with_force_mode(true)
-                .with_force_link(true)
-                .with_tx_en(true)
-                .with_rx_en(true)
-                .with_backoff_en(true)
-                .with_backpr_en(true)
-                .with_ipg_cfg(0b101)
-                .with_max_rx(MacMcrMaxRx::B1536)
-                .with_force_dpx(l.duplex == Duplex::Full)
-                // 2.5 Gbit/s SerDes links use the 1000 setting.
-                .with_speed_1000(l.speed >= 1000)
-                .with_speed_100(l.speed == 100)
-                .with_force_tx_fc(l.pause)
-                .with_force_rx_fc(l.pause),
-        };
-        m.mcr.on(self.p.fe()).write_value(v);
     }
 
     /// Acknowledges stale interrupts and unmasks RX done (PDMA) and TX done (QDMA). Routing
@@ -650,6 +523,71 @@ impl<P: Platform> Eth<P> {
             self.p.delay_ns(10_000);
         }
     }
+}
+
+/// Recomputes which MACs can send: bit `m` set while the engine is `open` and MAC `m` is
+/// enabled with its link up (the one test `xmit` makes on its fast path).
+pub(crate) fn ready_mask(macs: &[Option<MacPort>; MAX_MACS], open: bool) -> u8 {
+    macs.iter().flatten().filter(|m| open && m.enabled && m.id < 8 && m.link.is_some()).fold(0, |a, m| a | 1 << m.id)
+}
+
+/// The enabled MAC behind each PSE source port ([`NO_MAC`] for none): GDMA n is PSE port n + 1.
+fn rx_ports(macs: &[Option<MacPort>; MAX_MACS]) -> [u8; 8] {
+    let mut rx = [NO_MAC; 8];
+    for m in macs.iter().flatten().filter(|m| m.enabled && m.id < 7) {
+        rx[usize::from(m.id) + 1] = m.id;
+    }
+    rx
+}
+
+/// Read-modify-write of a register named by a capability (`RawReg`), in either space.
+pub(crate) fn raw_modify<P: Platform>(p: &P, space: Space, offset: u32, f: impl FnOnce(u32) -> u32) {
+    let o = offset as usize;
+    match space {
+        Space::Fe => {
+            let b = p.fe();
+            let v = b.read32(o);
+            b.write32(o, f(v));
+        }
+        Space::Ethsys => {
+            let b = p.ethsys();
+            let v = b.read32(o);
+            b.write32(o, f(v));
+        }
+    }
+}
+
+/// Sets or clears the SoC's RX checksum bits (ICS/TCS/UCS, from the capabilities) of MAC `id`.
+pub(crate) fn apply_rx_checksum<P: Platform>(p: &P, soc: &SocInfo, id: usize, on: bool) {
+    let ctl = soc.caps.rx_checksum;
+    if let Some(off) = ctl.reg.at(id) {
+        raw_modify(p, ctl.reg.space, off, |v| if on { v | ctl.mask } else { v & !ctl.mask });
+    }
+}
+
+/// MAC `id`'s control register: force mode with the link's settings, or FORCE_MODE only (link
+/// down).
+pub(crate) fn program_mcr<P: Platform>(p: &P, soc: &SocInfo, id: usize, link: Option<LinkState>) {
+    let Some(m) = soc.fe.mac.at(id) else { return };
+    let v = match link {
+        None => MacMcr(0).with_force_mode(true),
+        Some(l) => MacMcr(0)
+            .with_force_mode(true)
+            .with_force_link(true)
+            .with_tx_en(true)
+            .with_rx_en(true)
+            .with_backoff_en(true)
+            .with_backpr_en(true)
+            .with_ipg_cfg(0b101)
+            .with_max_rx(MacMcrMaxRx::B1536)
+            .with_force_dpx(l.duplex == Duplex::Full)
+            // 2.5 Gbit/s SerDes links use the 1000 setting.
+            .with_speed_1000(l.speed >= 1000)
+            .with_speed_100(l.speed == 100)
+            .with_force_tx_fc(l.pause)
+            .with_force_rx_fc(l.pause),
+    };
+    m.mcr.on(p.fe()).write_value(v);
 }
 
 impl<P: Platform> Drop for Eth<P> {

@@ -5,6 +5,7 @@
 
 use crate::dt::board::MAX_MACS;
 use crate::eth::Eth;
+use crate::handles::EthCtl;
 use crate::platform::Platform;
 pub use crate::stats::MibCounters;
 
@@ -25,6 +26,28 @@ pub const MIB_NAMES: [&str; 12] = [
 ];
 
 impl<P: Platform> Eth<P> {
+    /// [`EthCtl::mib_update`] on the whole engine.
+    pub fn mib_update(&mut self, mac: u8) {
+        self.ctl_handle().mib_update(mac);
+    }
+
+    /// [`EthCtl::mib_update_all`] on the whole engine.
+    pub fn mib_update_all(&mut self) {
+        self.ctl_handle().mib_update_all();
+    }
+
+    /// [`EthCtl::mib`] on the whole engine.
+    pub fn mib(&mut self, mac: u8) -> MibCounters {
+        self.ctl_handle().mib(mac)
+    }
+
+    /// [`EthCtl::ethtool_stats`] on the whole engine.
+    pub fn ethtool_stats(&mut self, mac: u8, out: &mut dyn FnMut(&'static str, u64)) {
+        self.ctl_handle().ethtool_stats(mac, out);
+    }
+}
+
+impl<P: Platform> EthCtl<'_, P> {
     /// Reads MAC `mac`'s MIB block (which clears it) and adds it to the 64-bit totals; the
     /// byte counters combine their low and high words.
     pub fn mib_update(&mut self, mac: u8) {
@@ -69,12 +92,12 @@ impl<P: Platform> Eth<P> {
         for (name, v) in MIB_NAMES.iter().zip(mib.values()) {
             out(name, v);
         }
-        let c = self.stats.mac.get(mac as usize).copied().unwrap_or_default();
+        let s = self.stats();
+        let c = s.mac.get(mac as usize).copied().unwrap_or_default();
         out("sw_tx_packets", c.tx_frames);
         out("sw_tx_bytes", c.tx_bytes);
         out("sw_rx_packets", c.rx_frames);
         out("sw_rx_bytes", c.rx_bytes);
-        let s = &self.stats;
         let d = &s.drops;
         let sw: [(&'static str, u64); 20] = [
             ("rx_csum_verified", s.rx_csum_verified),
@@ -93,7 +116,7 @@ impl<P: Platform> Eth<P> {
             ("rx_drop_bad_port", d.rx_bad_port),
             ("rx_drop_teardown", d.rx_teardown),
             ("rx_drop_dma_error", d.rx_dma_error),
-            ("tx_timeout_resets", self.wd.resets),
+            ("tx_timeout_resets", self.resets),
             ("hw_lro_frames", s.hw_lro_frames),
             ("hw_lro_segments", s.hw_lro_segments),
             ("lro_relinquish_timeout", d.lro_relinquish_timeout),
@@ -101,5 +124,13 @@ impl<P: Platform> Eth<P> {
         for (name, v) in sw {
             out(name, v);
         }
+    }
+}
+
+impl<P: Platform> EthCtl<'_, P> {
+    /// The software counters now.
+    #[must_use]
+    pub fn stats(&self) -> crate::stats::Stats {
+        self.sh.stats.snapshot()
     }
 }

@@ -14,6 +14,7 @@
 use crate::desc::{RX_WORDS, RxCodec};
 use crate::eth::{Eth, EthError};
 use crate::frame::{RxChecksum, RxFrame};
+use crate::handles::{EthCtl, EthRx};
 use crate::platform::{DmaError, Platform};
 pub use crate::ring::lro::{MAX_LRO_BUF, MAX_LRO_RING_SIZE, MAX_LRO_RINGS};
 use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
@@ -107,7 +108,7 @@ impl<P: Platform> Eth<P> {
         let start = self.p.now_ns();
         while lro.ctrl_dw0.on(&fe).read().ring_relinquish_done() & mask != mask {
             if self.p.now_ns().saturating_sub(start) > RELINQUISH_TIMEOUT_NS {
-                self.stats.drops.lro_relinquish_timeout += 1;
+                self.shared.stats.drops.lro_relinquish_timeout.add(1);
                 break;
             }
             self.p.delay_ns(1_000);
@@ -116,16 +117,36 @@ impl<P: Platform> Eth<P> {
         Ok(())
     }
 
+    /// [`EthCtl::set_lro_rule`] on the whole engine.
+    pub fn set_lro_rule(&mut self, mac: u8, rule: u8, dst: Option<[u8; 4]>) -> Result<(), EthError> {
+        self.ctl_handle().set_lro_rule(mac, rule, dst)
+    }
+
+    /// At close, with RX DMA off: counts aggregates not polled as dropped and takes every LRO
+    /// buffer back.
+    pub(crate) fn lro_teardown(&mut self) -> Result<u64, DmaError> {
+        let Eth { lro, p, shared, .. } = self;
+        let Some(l) = lro.as_mut() else { return Ok(0) };
+        let mut dropped = 0;
+        for r in l.rings.iter_mut().flatten() {
+            dropped += r.teardown(p)?;
+        }
+        shared.stats.drops.rx_teardown.add(dropped);
+        Ok(dropped)
+    }
+}
+
+impl<P: Platform> EthCtl<'_, P> {
     /// Programs destination-IP rule `rule` of MAC `mac` (like `ethtool -N ethX flow-type tcp4
     /// dst-ip A loc R`): IPv4 TCP to `dst` is merged by hardware LRO; `None` removes the rule.
     pub fn set_lro_rule(&mut self, mac: u8, rule: u8, dst: Option<[u8; 4]>) -> Result<(), EthError> {
-        let (Some(l), Some(rings)) = (self.lro.as_ref(), self.soc.fe.lro_ring) else {
+        let (Some(caps), Some(rings)) = (self.soc.caps.hw_lro.filter(|_| self.hw_lro), self.soc.fe.lro_ring) else {
             return Err(EthError::Unsupported("this SoC has no hardware LRO"));
         };
         if self.mac(mac).is_none_or(|m| !m.enabled) {
             return Err(EthError::NoSuchMac(mac));
         }
-        let per = l.caps.dip_rules_per_mac;
+        let per = caps.dip_rules_per_mac;
         let n = usize::from(mac) * usize::from(per) + usize::from(rule);
         let r = rings
             .at(n)
@@ -136,7 +157,9 @@ impl<P: Platform> Eth<P> {
         r.ring_ctrl_dw2.on(&fe).modify(|v| v.set_myip_vld(dst.is_some()));
         Ok(())
     }
+}
 
+impl<P: Platform> EthRx<'_, P> {
     /// Polls the LRO rings for up to `budget` aggregates, as `poll` does ring 0; each goes to
     /// `sink` with its segment count and size. Returns how many descriptors it consumed.
     pub(crate) fn poll_lro(&mut self, budget: usize, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
@@ -149,10 +172,11 @@ impl<P: Platform> Eth<P> {
         }
     }
 
-    /// [`Eth::poll_lro`] in layout `C`.
+    /// [`EthRx::poll_lro`] in layout `C`.
     fn poll_lro_in<C: RxCodec>(&mut self, budget: usize, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
-        let trust = self.features.rx_checksum;
-        let Eth { lro, p, stats, scratch, rx_port, .. } = self;
+        let trust = self.sh.rx_checksum();
+        let EthRx { lro, p, sh, scratch, rx_port, .. } = self;
+        let stats = &sh.stats;
         let Some(l) = lro.as_mut() else { return 0 };
         let mut done = 0;
         for ring in l.rings.iter_mut().flatten() {
@@ -163,7 +187,7 @@ impl<P: Platform> Eth<P> {
                     Ok(true) => {}
                     Ok(false) => break,
                     Err(_) => {
-                        stats.drops.rx_dma_error += 1;
+                        stats.drops.rx_dma_error.add(1);
                         break;
                     }
                 }
@@ -171,41 +195,28 @@ impl<P: Platform> Eth<P> {
                 let len = usize::from(d.len);
                 let mac = crate::eth::port_mac(rx_port, d.src_port);
                 if !d.last || len == 0 || len > ring.buf_size() || len > scratch.len() {
-                    stats.drops.rx_bad_descriptor += 1;
+                    stats.drops.rx_bad_descriptor.add(1);
                 } else if let Some(mac) = mac {
                     if p.dma_read(ring.buf_addr(cur.i), &mut scratch[..len]).is_err() {
-                        stats.drops.rx_dma_error += 1;
+                        stats.drops.rx_dma_error.add(1);
                     } else {
                         let data = &scratch[..len];
                         let checksum = if trust && d.l4_valid { RxChecksum::Verified } else { RxChecksum::Unverified };
                         let (segs, seg_size) = aggregate_meta(data);
                         stats.count_rx(mac, len, checksum);
-                        stats.hw_lro_frames += 1;
-                        stats.hw_lro_segments += u64::from(segs);
+                        stats.hw_lro_frames.add(1);
+                        stats.hw_lro_segments.add(u64::from(segs));
                         sink(RxFrame::new(mac, data, checksum).coalesced(segs, seg_size));
                     }
                 } else {
-                    stats.drops.rx_bad_port += 1;
+                    stats.drops.rx_bad_port.add(1);
                 }
-                if !ring.refill::<C, P>(p, &mut cur) {
-                    stats.drops.rx_dma_error += 1;
+                if !ring.refill::<C, P>(*p, &mut cur) {
+                    stats.drops.rx_dma_error.add(1);
                 }
             }
-            done += ring.publish(p, cur);
+            done += ring.publish(*p, cur);
         }
         done
-    }
-
-    /// At close, with RX DMA off: counts aggregates not polled as dropped and takes every LRO
-    /// buffer back.
-    pub(crate) fn lro_teardown(&mut self) -> Result<u64, DmaError> {
-        let Eth { lro, p, stats, .. } = self;
-        let Some(l) = lro.as_mut() else { return Ok(0) };
-        let mut dropped = 0;
-        for r in l.rings.iter_mut().flatten() {
-            dropped += r.teardown(p)?;
-        }
-        stats.drops.rx_teardown += dropped;
-        Ok(dropped)
     }
 }

@@ -5,8 +5,15 @@
 //! shared line on MT7621, TX and RX lines on MT7623/MT7986), never from the SoC's identity.
 
 use crate::eth::Eth;
+use crate::handles::EthIrq;
 use crate::platform::Platform;
 use fe_regs::caps::{IrqLayout, IrqModeration, ModerationLimits};
+use fe_regs::values::{PdmaIrqMask, QdmaIntMask};
+
+/// The RX-done bit of the PDMA interrupt mask.
+const RX_DONE: PdmaIrqMask = PdmaIrqMask(0).with_rx_done(true);
+/// The TX-done bit of the QDMA interrupt mask.
+const TX_DONE: QdmaIntMask = QdmaIntMask(0).with_tx_done(true);
 
 /// What an interrupt asks the caller to do.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -18,6 +25,25 @@ pub struct IrqWork {
 }
 
 impl<P: Platform> Eth<P> {
+    /// [`EthIrq::irq`] on the whole engine.
+    #[inline]
+    pub fn irq(&mut self, line: u8) -> IrqWork {
+        self.irq_handle().irq(line)
+    }
+
+    /// [`EthIrq::irq_enable`] on the whole engine.
+    #[inline]
+    pub fn irq_enable(&mut self, work: IrqWork) {
+        self.irq_handle().irq_enable(work);
+    }
+
+    /// [`EthIrq::set_irq_moderation`] on the whole engine.
+    pub fn set_irq_moderation(&self, m: Option<IrqModeration>) {
+        self.irq_handle().set_irq_moderation(m);
+    }
+}
+
+impl<P: Platform> EthIrq<'_, P> {
     /// The causes routed to device-tree interrupt `line` by the SoC's IRQ layout.
     fn line_causes(&self, line: u8) -> IrqWork {
         match self.soc.caps.irq.layout {
@@ -28,8 +54,9 @@ impl<P: Platform> Eth<P> {
 
     /// The interrupt handler for device-tree interrupt `line`: finds the pending, unmasked
     /// causes routed to it, masks them, and returns the work to schedule. Unmask with
-    /// [`Eth::irq_enable`] once that work is drained.
-    pub fn irq(&mut self, line: u8) -> IrqWork {
+    /// [`EthIrq::irq_enable`] once that work is drained. Several lines' handlers may run at
+    /// once: masks change only through the platform's atomic `modify32`.
+    pub fn irq(&self, line: u8) -> IrqWork {
         let fe = &self.soc.fe;
         let causes = self.line_causes(line);
         let rx = causes.rx
@@ -38,31 +65,32 @@ impl<P: Platform> Eth<P> {
         let tx = causes.tx
             && fe.qdma.int_status.on(self.p.fe()).read().tx_done()
             && fe.qdma.int_mask.on(self.p.fe()).read().tx_done();
+        let stats = &self.sh.stats;
         if rx {
-            fe.pdma.irq_mask.on(self.p.fe()).modify(|v| v.set_rx_done(false));
-            self.stats.irq_rx += 1;
+            fe.pdma.irq_mask.on(self.p.fe()).update(RX_DONE, PdmaIrqMask(0));
+            stats.irq_rx.add_shared(1);
         }
         if tx {
-            fe.qdma.int_mask.on(self.p.fe()).modify(|v| v.set_tx_done(false));
+            fe.qdma.int_mask.on(self.p.fe()).update(TX_DONE, QdmaIntMask(0));
             // Acknowledge now: reclaim reads the release pointer, not the status bit.
             fe.qdma.int_status.on(self.p.fe()).write(|v| v.clear_tx_done());
-            self.stats.irq_tx += 1;
+            stats.irq_tx.add_shared(1);
         }
         if !rx && !tx {
-            self.stats.irq_spurious += 1;
+            stats.irq_spurious.add_shared(1);
         }
         IrqWork { rx, tx }
     }
 
     /// Unmasks the causes in `work` (the poll loop drained them); a cause still pending
     /// re-raises the line at once, so nothing is lost between the last poll and the unmask.
-    pub fn irq_enable(&mut self, work: IrqWork) {
+    pub fn irq_enable(&self, work: IrqWork) {
         let fe = &self.soc.fe;
         if work.rx {
-            fe.pdma.irq_mask.on(self.p.fe()).modify(|v| v.set_rx_done(true));
+            fe.pdma.irq_mask.on(self.p.fe()).update(RX_DONE, RX_DONE);
         }
         if work.tx {
-            fe.qdma.int_mask.on(self.p.fe()).modify(|v| v.set_tx_done(true));
+            fe.qdma.int_mask.on(self.p.fe()).update(TX_DONE, TX_DONE);
         }
     }
 

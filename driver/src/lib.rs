@@ -4,7 +4,9 @@
 //! comes from [`fe_regs::SocInfo`] (generated from `regs/*.yaml`) and from the board's device
 //! tree, read by [`dt::probe()`] into a [`dt::Board`]. The machine is reached through the small
 //! traits of [`platform`]; [`eth::Eth`] is one frame engine, brought up by [`eth::Eth::open`],
-//! sending with [`eth::Eth::xmit`] and receiving with [`eth::Eth::poll`].
+//! sending with [`eth::Eth::xmit`] and receiving with [`eth::Eth::poll`]. A kernel that runs
+//! TX, NAPI, the interrupt handler and ethtool concurrently splits it into handles
+//! ([`Eth::split`]: [`EthTx`], [`EthRx`], [`EthIrq`], [`EthCtl`]).
 
 #![no_std]
 #![deny(missing_docs)]
@@ -19,13 +21,17 @@ pub mod eth;
 pub mod ethtool;
 pub mod features;
 pub mod frame;
+pub mod handles;
 pub mod hwlro;
 pub mod irq;
+pub mod link;
+pub mod offload;
 pub mod platform;
 pub(crate) mod ring;
 pub mod rx;
 mod rx_lane;
 pub mod shaping;
+pub(crate) mod shared;
 pub mod softlro;
 pub mod stats;
 pub mod tx;
@@ -35,6 +41,7 @@ pub mod watchdog;
 pub use eth::{BufferCounts, CloseReport, Eth, EthError, Features, LinkState, LroMode, MacPort, Owner};
 pub use ethtool::MibCounters;
 pub use frame::{RxChecksum, RxFrame, TxMeta};
+pub use handles::{EthCtl, EthIrq, EthRx, EthTx, Split};
 pub use irq::IrqWork;
 pub use platform::{Clock, DmaError, DmaMemory, Platform};
 pub use ring::AllocError;

@@ -23,6 +23,10 @@
 //! * **Coherence is the platform's.** The accessors here see memory as the engine left it: on a
 //!   non-coherent SoC, `dma_read*` invalidates and `dma_write*` cleans the cache lines they touch
 //!   (or the memory is mapped uncached, as `dma_alloc_coherent` does).
+//! * **Atomic register updates.** Registers that contexts running at the same time change (the
+//!   interrupt masks: the hard-IRQ handler masks, the NAPI poll unmasks) are updated only
+//!   through [`Bus::modify32`]; a platform whose handles run concurrently makes it atomic (a
+//!   spinlock, `regmap_update_bits`). Other registers are written by one context at a time.
 //! * **Lifetime.** Everything the core allocates with [`DmaMemory::dma_alloc`] it gives back
 //!   with [`DmaMemory::dma_free`] when the driver is dropped, after the engines are stopped.
 //!

@@ -8,6 +8,7 @@
 use crate::desc::{RX_WORDS, RxCodec};
 use crate::eth::{BUF_SIZE, Eth, LroMode};
 use crate::frame::{RxChecksum, RxFrame};
+use crate::handles::EthRx;
 use crate::platform::Platform;
 use crate::ring::rx::Cursor;
 use crate::rx_lane::LaneExit;
@@ -32,6 +33,28 @@ struct Filled {
 }
 
 impl<P: Platform> Eth<P> {
+    /// [`EthRx::poll`] on the whole engine.
+    #[inline(always)]
+    pub fn poll(&mut self, budget: usize, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
+        self.rx_handle().poll(budget, sink)
+    }
+
+    /// [`EthRx::poll_coalesced`] on the whole engine.
+    #[inline(always)]
+    pub fn poll_coalesced(&mut self, budget: usize, lro: &mut SoftLro<'_>, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
+        self.rx_handle().poll_coalesced(budget, lro, sink)
+    }
+
+    /// At close, with RX DMA off: counts frames received but not polled as dropped and takes
+    /// every buffer back. Returns how many frames were dropped.
+    pub(crate) fn rx_teardown(&mut self) -> Result<u64, crate::platform::DmaError> {
+        let dropped = self.rx.teardown(&self.p)?;
+        self.shared.stats.drops.rx_teardown.add(dropped);
+        Ok(dropped)
+    }
+}
+
+impl<P: Platform> EthRx<'_, P> {
     /// Handles up to `budget` received frames in ring order: copies each out to `sink` with its
     /// checksum verdict (the descriptor's L4-valid bit is trusted only while RX checksum is on),
     /// gives the descriptor back to the DMA, and moves the CPU index. Returns how many
@@ -52,7 +75,7 @@ impl<P: Platform> Eth<P> {
     /// forwards ([`Eth::set_forwarding`]). A segment SoftLRO's fast path takes is copied once,
     /// from its DMA buffer straight to the end of its aggregate.
     pub fn poll_coalesced(&mut self, budget: usize, lro: &mut SoftLro<'_>, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
-        if self.features.lro == LroMode::Off || self.forwarding {
+        if self.sh.features().lro == LroMode::Off || self.sh.forwarding() {
             return self.poll(budget, sink);
         }
         let done = match self.rx_layout {
@@ -71,10 +94,10 @@ impl<P: Platform> Eth<P> {
         self.ring0_end(cur)
     }
 
-    /// [`Eth::ring0`] through SoftLRO. The run over the most recently used flow's aggregate
+    /// [`EthRx::ring0`] through SoftLRO. The run over the most recently used flow's aggregate
     /// lives here, between frames (see `softlro/run.rs`): while frames continue it, the lane
     /// specialised for its header layout takes them (`rx_lane.rs`); any other frame goes
-    /// through [`Eth::deliver_coalesced`], which ends the run and may begin the next.
+    /// through [`EthRx::deliver_coalesced`], which ends the run and may begin the next.
     #[inline(always)]
     fn ring0_coalesced<C: RxCodec>(
         &mut self,
@@ -123,24 +146,24 @@ impl<P: Platform> Eth<P> {
     #[inline(always)]
     fn ring0_step<C: RxCodec>(&mut self, cur: &mut Cursor, frame: &mut impl FnMut(&mut Self, Filled)) -> bool {
         let mut w = [0u32; RX_WORDS];
-        match self.rx.read::<C, P>(&self.p, cur, &mut w) {
+        match self.rx.read::<C, P>(self.p, cur, &mut w) {
             Ok(true) => {}
             Ok(false) => return false,
             Err(_) => {
-                self.stats.drops.rx_dma_error += 1;
+                self.sh.stats.drops.rx_dma_error.add(1);
                 return false;
             }
         }
         let d = C::decode(&w);
         let len = usize::from(d.len);
         if !d.last || len.wrapping_sub(1) >= BUF_SIZE {
-            self.stats.drops.rx_bad_descriptor += 1;
+            self.sh.stats.drops.rx_bad_descriptor.add(1);
         } else if let Some(mac) = self.rx_mac(d.src_port) {
             let checksum =
-                if self.features.rx_checksum && d.l4_valid { RxChecksum::Verified } else { RxChecksum::Unverified };
+                if self.sh.rx_checksum() && d.l4_valid { RxChecksum::Verified } else { RxChecksum::Unverified };
             frame(self, Filled { buf: self.rx.buf_addr(cur.i), len, mac, checksum });
         } else {
-            self.stats.drops.rx_bad_port += 1;
+            self.sh.stats.drops.rx_bad_port.add(1);
         }
         self.ring0_refill::<C>(cur);
         true
@@ -149,8 +172,8 @@ impl<P: Platform> Eth<P> {
     /// Hands the descriptor at `cur` back to the DMA and moves `cur` past it.
     #[inline(always)]
     pub(crate) fn ring0_refill<C: RxCodec>(&mut self, cur: &mut Cursor) {
-        if !self.rx.refill::<C, P>(&self.p, cur) {
-            self.stats.drops.rx_dma_error += 1;
+        if !self.rx.refill::<C, P>(self.p, cur) {
+            self.sh.stats.drops.rx_dma_error.add(1);
         }
     }
 
@@ -158,7 +181,7 @@ impl<P: Platform> Eth<P> {
     /// far the CPU got. Returns how many descriptors the poll consumed.
     #[inline(always)]
     fn ring0_end(&mut self, cur: Cursor) -> usize {
-        self.rx.publish(&self.p, cur)
+        self.rx.publish(self.p, cur)
     }
 
     /// Copies the frame out and hands it to `sink`.
@@ -166,10 +189,10 @@ impl<P: Platform> Eth<P> {
     fn deliver(&mut self, f: Filled, sink: &mut dyn FnMut(RxFrame<'_>)) {
         let Some(data) = self.scratch.get_mut(..f.len) else { return };
         if self.p.dma_read(f.buf, data).is_err() {
-            self.stats.drops.rx_dma_error += 1;
+            self.sh.stats.drops.rx_dma_error.add(1);
             return;
         }
-        self.stats.count_rx(f.mac, f.len, f.checksum);
+        self.sh.stats.count_rx(f.mac, f.len, f.checksum);
         sink(RxFrame::new(f.mac, data, f.checksum));
     }
 
@@ -191,29 +214,29 @@ impl<P: Platform> Eth<P> {
         *run = lro.run_begin();
     }
 
-    /// [`Eth::deliver_coalesced`] without the run.
+    /// [`EthRx::deliver_coalesced`] without the run.
     #[inline(always)]
     fn offer(&mut self, lro: &mut SoftLro<'_>, f: Filled, sink: &mut dyn FnMut(RxFrame<'_>)) {
         let h = f.len.min(HEAD);
         let (head, rest) = self.scratch.split_at_mut(HEAD);
         if self.p.dma_read(f.buf, head.get_mut(..h).unwrap_or_default()).is_err() {
-            self.stats.drops.rx_dma_error += 1;
+            self.sh.stats.drops.rx_dma_error.add(1);
             return;
         }
         // Bytes of the head past the frame are stale; the fast path looks only inside the frame.
         let Some(first) = head.first_chunk() else { return };
         if let Some(plan) = lro.fast_plan(f.mac, f.checksum, first, f.len) {
             if self.p.dma_read(f.buf + plan.off as u64, lro.fast_room(&plan)).is_err() {
-                self.stats.drops.rx_dma_error += 1;
+                self.sh.stats.drops.rx_dma_error.add(1);
                 return;
             }
-            self.stats.count_rx(f.mac, f.len, f.checksum);
+            self.sh.stats.count_rx(f.mac, f.len, f.checksum);
             lro.fast_commit(&plan, 0, &mut |o, _| sink(o));
         } else if f.len > h && self.p.dma_read(f.buf + h as u64, rest.get_mut(..f.len - h).unwrap_or_default()).is_err()
         {
-            self.stats.drops.rx_dma_error += 1;
+            self.sh.stats.drops.rx_dma_error.add(1);
         } else {
-            self.stats.count_rx(f.mac, f.len, f.checksum);
+            self.sh.stats.count_rx(f.mac, f.len, f.checksum);
             let data = self.scratch.get(..f.len).unwrap_or_default();
             lro.push(RxFrame::new(f.mac, data, f.checksum), sink);
         }
@@ -222,15 +245,21 @@ impl<P: Platform> Eth<P> {
     /// Ends run `r` (its segments counted as received here), delivering its aggregate when full.
     #[inline(never)]
     fn end_run(&mut self, lro: &mut SoftLro<'_>, r: Run, sink: &mut dyn FnMut(RxFrame<'_>)) {
-        self.stats.count_rx_many(r.mac, r.frames, r.bytes(), RxChecksum::Verified);
+        self.sh.stats.count_rx_many(r.mac, r.frames, r.bytes(), RxChecksum::Verified);
         lro.run_end(r, 0, &mut |o, _| sink(o));
     }
 
-    /// At close, with RX DMA off: counts frames received but not polled as dropped and takes
-    /// every buffer back. Returns how many frames were dropped.
-    pub(crate) fn rx_teardown(&mut self) -> Result<u64, crate::platform::DmaError> {
-        let dropped = self.rx.teardown(&self.p)?;
-        self.stats.drops.rx_teardown += dropped;
-        Ok(dropped)
+    /// The PSE port the frames of MAC `mac` arrive from while it is enabled (the inverse of
+    /// [`EthRx::rx_mac`]: GDMA n is PSE port n + 1).
+    #[inline(always)]
+    pub(crate) fn rx_port_of(&self, mac: u8) -> Option<u8> {
+        let port = usize::from(mac) + 1;
+        (self.rx_port.get(port) == Some(&mac)).then_some(port as u8)
+    }
+
+    /// The enabled MAC a frame from PSE source port `src_port` arrived on, if any.
+    #[inline(always)]
+    pub(crate) fn rx_mac(&self, src_port: u8) -> Option<u8> {
+        crate::eth::port_mac(&self.rx_port, src_port)
     }
 }

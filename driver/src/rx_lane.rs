@@ -9,7 +9,8 @@
 //! frame was taken.
 
 use crate::desc::{RX_WORDS, RxCodec};
-use crate::eth::{BUF_SIZE, Eth, RX_RING};
+use crate::eth::{BUF_SIZE, RX_RING};
+use crate::handles::EthRx;
 use crate::platform::Platform;
 use crate::ring::rx::{Cursor, Geometry};
 use crate::softlro::SoftLro;
@@ -27,7 +28,7 @@ pub(crate) enum LaneExit {
     Other,
 }
 
-impl<P: Platform> Eth<P> {
+impl<P: Platform> EthRx<'_, P> {
     /// Takes ring-0 frames in layout `C` into run `r` while each is its predicted next segment
     /// and the budget lasts.
     #[inline(always)]
@@ -51,7 +52,7 @@ impl<P: Platform> Eth<P> {
         }
     }
 
-    /// [`Eth::lane`] for headers of `L2` Ethernet bytes, IPv6 or IPv4, with or without
+    /// [`EthRx::lane`] for headers of `L2` Ethernet bytes, IPv6 or IPv4, with or without
     /// timestamps.
     #[inline(never)]
     fn lane_in<C: RxCodec, const L2: usize, const V6: bool, const TS: bool>(
@@ -65,7 +66,7 @@ impl<P: Platform> Eth<P> {
         let size = r.seg_size();
         // Only frames the hardware verified join without a software checksum, and only from
         // the PSE port of the run's MAC.
-        let Some(port) = self.rx_port_of(r.mac).filter(|_| self.features.rx_checksum && size > 0) else {
+        let Some(port) = self.rx_port_of(r.mac).filter(|_| self.sh.rx_checksum() && size > 0) else {
             return LaneExit::Other;
         };
         let frame = C::verified_frame((off + size) as u16, port);
@@ -91,7 +92,7 @@ impl<P: Platform> Eth<P> {
                 break LaneExit::Stop;
             }
             // The done bit first, then (after the read barrier) the rest of the descriptor.
-            let got = g.read::<C, P>(&self.p, &c, &mut w);
+            let got = g.read::<C, P>(self.p, &c, &mut w);
             if got != Ok(true) {
                 break if got.is_ok() { LaneExit::Stop } else { LaneExit::Other };
             }
@@ -115,7 +116,7 @@ impl<P: Platform> Eth<P> {
             if self.p.dma_read(src, dst).is_err() {
                 // Taken off the ring but not copied: dropped and counted; the run ends here so
                 // the aggregate stays contiguous.
-                self.stats.drops.rx_dma_error += 1;
+                self.sh.stats.drops.rx_dma_error.add(1);
                 self.lane_refill::<C>(g, &mut c);
                 break LaneExit::Other;
             }
@@ -135,9 +136,9 @@ impl<P: Platform> Eth<P> {
     #[inline(always)]
     fn lane_refill<C: RxCodec>(&mut self, g: Geometry, c: &mut Cursor) {
         let i = c.i;
-        if !g.refill::<C, P>(&self.p, c) {
+        if !g.refill::<C, P>(self.p, c) {
             self.rx.lost(i);
-            self.stats.drops.rx_dma_error += 1;
+            self.sh.stats.drops.rx_dma_error.add(1);
         }
     }
 }

@@ -6,52 +6,117 @@
 use crate::dt::board::MAX_MACS;
 use crate::error::TxError;
 
-/// Traffic of one MAC.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct MacCounters {
-    /// Frames delivered to the stack.
-    pub rx_frames: u64,
-    /// Bytes delivered to the stack.
-    pub rx_bytes: u64,
-    /// Frames the engine has taken from the TX ring (sent from the driver's side).
-    pub tx_frames: u64,
-    /// Bytes the engine has taken from the TX ring.
-    pub tx_bytes: u64,
+/// A software counter one context writes and any context reads, without a lock: the writer
+/// adds with a plain load and store (no read-modify-write bus cycle on the packet path), a
+/// reader sees some recent value. 64 bits wide where the target has 64-bit atomics; on a
+/// 32-bit CPU without them (MIPS32) it is 32 bits wide and wraps, as Linux's `unsigned long`
+/// netdev counters do there.
+#[derive(Debug, Default)]
+pub(crate) struct Counter(Cell);
+
+#[cfg(target_has_atomic = "64")]
+type Cell = core::sync::atomic::AtomicU64;
+#[cfg(not(target_has_atomic = "64"))]
+type Cell = core::sync::atomic::AtomicU32;
+
+impl Counter {
+    /// Adds `n`; only the counter's one writer calls this.
+    #[inline(always)]
+    pub(crate) fn add(&self, n: u64) {
+        use core::sync::atomic::Ordering::Relaxed;
+        // Truncation to a 32-bit cell is the documented wrap.
+        #[allow(clippy::cast_possible_truncation)]
+        self.0.store(self.0.load(Relaxed).wrapping_add(n as _), Relaxed);
+    }
+
+    /// Adds `n` with an atomic read-modify-write: for a counter several contexts write (the
+    /// interrupt handlers of different lines).
+    #[inline(always)]
+    pub(crate) fn add_shared(&self, n: u64) {
+        self.0.fetch_add(n as _, core::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The value now.
+    #[inline(always)]
+    pub(crate) fn get(&self) -> u64 {
+        #[allow(clippy::useless_conversion)] // 32-bit cells on targets without 64-bit atomics
+        u64::from(self.0.load(core::sync::atomic::Ordering::Relaxed))
+    }
 }
 
-/// Frames dropped, by cause.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Drops {
-    /// TX: the ring had no free descriptor.
-    pub tx_ring_full: u64,
-    /// TX: the frame was empty or longer than a TX buffer.
-    pub tx_bad_length: u64,
-    /// TX: the MAC is not enabled in the device tree (or does not exist).
-    pub tx_bad_mac: u64,
-    /// TX: the queue is past the SoC's queues.
-    pub tx_bad_queue: u64,
-    /// TX: the MAC's link is down.
-    pub tx_link_down: u64,
-    /// TX: the interface is not open.
-    pub tx_not_open: u64,
-    /// TX: queued but not taken by the engine when the interface was closed.
-    pub tx_teardown: u64,
-    /// TX: a DMA access was refused.
-    pub tx_dma_error: u64,
-    /// TX: the frame asked for an offload (TX checksum, TSO) that is turned off.
-    pub tx_offload_off: u64,
-    /// TX: a TSO frame that is not TCP, has a bad MSS, or needs too many descriptors.
-    pub tx_bad_tso: u64,
-    /// RX: a frame spread over several buffers, or a bad length (never expected with 2 KiB buffers).
-    pub rx_bad_descriptor: u64,
-    /// RX: the descriptor named a source port that is no MAC.
-    pub rx_bad_port: u64,
-    /// RX: received but not polled when the interface was closed.
-    pub rx_teardown: u64,
-    /// RX: a DMA access was refused.
-    pub rx_dma_error: u64,
-    /// Hardware LRO did not confirm a relinquish in time (its aggregates may be lost).
-    pub lro_relinquish_timeout: u64,
+/// Declares a snapshot struct of plain `u64` counters (public, `Copy`) and its live twin of
+/// [`Counter`]s (crate-private), with `snapshot()` from one to the other.
+macro_rules! counters {
+    ($(#[$m:meta])* $snap:ident, $live:ident { $($(#[$fm:meta])* $f:ident,)* }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $snap {
+            $($(#[$fm])* pub $f: u64,)*
+        }
+
+        #[doc = concat!("The live counters behind a [`", stringify!($snap), "`].")]
+        #[derive(Debug, Default)]
+        pub(crate) struct $live {
+            $(pub(crate) $f: Counter,)*
+        }
+
+        impl $live {
+            /// The values now.
+            pub(crate) fn snapshot(&self) -> $snap {
+                $snap { $($f: self.$f.get(),)* }
+            }
+        }
+    };
+}
+
+counters! {
+    /// Traffic of one MAC.
+    MacCounters, MacCells {
+        /// Frames delivered to the stack.
+        rx_frames,
+        /// Bytes delivered to the stack.
+        rx_bytes,
+        /// Frames the engine has taken from the TX ring (sent from the driver's side).
+        tx_frames,
+        /// Bytes the engine has taken from the TX ring.
+        tx_bytes,
+    }
+}
+
+counters! {
+    /// Frames dropped, by cause.
+    Drops, DropCells {
+        /// TX: the ring had no free descriptor.
+        tx_ring_full,
+        /// TX: the frame was empty or longer than a TX buffer.
+        tx_bad_length,
+        /// TX: the MAC is not enabled in the device tree (or does not exist).
+        tx_bad_mac,
+        /// TX: the queue is past the SoC's queues.
+        tx_bad_queue,
+        /// TX: the MAC's link is down.
+        tx_link_down,
+        /// TX: the interface is not open.
+        tx_not_open,
+        /// TX: queued but not taken by the engine when the interface was closed.
+        tx_teardown,
+        /// TX: a DMA access was refused.
+        tx_dma_error,
+        /// TX: the frame asked for an offload (TX checksum, TSO) that is turned off.
+        tx_offload_off,
+        /// TX: a TSO frame that is not TCP, has a bad MSS, or needs too many descriptors.
+        tx_bad_tso,
+        /// RX: a frame spread over several buffers, or a bad length (never expected with 2 KiB buffers).
+        rx_bad_descriptor,
+        /// RX: the descriptor named a source port that is no MAC.
+        rx_bad_port,
+        /// RX: received but not polled when the interface was closed.
+        rx_teardown,
+        /// RX: a DMA access was refused.
+        rx_dma_error,
+        /// Hardware LRO did not confirm a relinquish in time (its aggregates may be lost).
+        lro_relinquish_timeout,
+    }
 }
 
 impl Drops {
@@ -70,21 +135,6 @@ impl Drops {
             + self.tx_bad_tso
     }
 
-    /// Counts one TX frame refused with `e`.
-    pub fn count_tx(&mut self, e: TxError) {
-        *match e {
-            TxError::NotOpen => &mut self.tx_not_open,
-            TxError::BadMac => &mut self.tx_bad_mac,
-            TxError::BadQueue => &mut self.tx_bad_queue,
-            TxError::BadLength => &mut self.tx_bad_length,
-            TxError::LinkDown => &mut self.tx_link_down,
-            TxError::RingFull => &mut self.tx_ring_full,
-            TxError::Dma(_) => &mut self.tx_dma_error,
-            TxError::OffloadOff => &mut self.tx_offload_off,
-            TxError::BadTso => &mut self.tx_bad_tso,
-        } += 1;
-    }
-
     /// Every RX drop.
     #[must_use]
     pub fn rx_total(&self) -> u64 {
@@ -92,7 +142,26 @@ impl Drops {
     }
 }
 
-/// All software counters.
+impl DropCells {
+    /// Counts one TX frame refused with `e`.
+    #[inline]
+    pub(crate) fn count_tx(&self, e: TxError) {
+        match e {
+            TxError::NotOpen => &self.tx_not_open,
+            TxError::BadMac => &self.tx_bad_mac,
+            TxError::BadQueue => &self.tx_bad_queue,
+            TxError::BadLength => &self.tx_bad_length,
+            TxError::LinkDown => &self.tx_link_down,
+            TxError::RingFull => &self.tx_ring_full,
+            TxError::Dma(_) => &self.tx_dma_error,
+            TxError::OffloadOff => &self.tx_offload_off,
+            TxError::BadTso => &self.tx_bad_tso,
+        }
+        .add(1);
+    }
+}
+
+/// All software counters, as read at one moment ([`crate::Eth::stats`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Per MAC, by MAC id.
@@ -118,32 +187,6 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// Counts one frame delivered on MAC `mac` with its checksum verdict.
-    #[inline]
-    pub(crate) fn count_rx(&mut self, mac: u8, len: usize, checksum: crate::frame::RxChecksum) {
-        match checksum {
-            crate::frame::RxChecksum::Verified => self.rx_csum_verified += 1,
-            crate::frame::RxChecksum::Unverified => self.rx_csum_unverified += 1,
-        }
-        if let Some(c) = self.mac.get_mut(usize::from(mac)) {
-            c.rx_frames += 1;
-            c.rx_bytes += len as u64;
-        }
-    }
-
-    /// Counts `frames` frames of `bytes` bytes in all delivered on MAC `mac`, all with verdict
-    /// `checksum`.
-    pub(crate) fn count_rx_many(&mut self, mac: u8, frames: u64, bytes: u64, checksum: crate::frame::RxChecksum) {
-        match checksum {
-            crate::frame::RxChecksum::Verified => self.rx_csum_verified += frames,
-            crate::frame::RxChecksum::Unverified => self.rx_csum_unverified += frames,
-        }
-        if let Some(c) = self.mac.get_mut(usize::from(mac)) {
-            c.rx_frames += frames;
-            c.rx_bytes += bytes;
-        }
-    }
-
     /// Frames sent on every MAC.
     #[must_use]
     pub fn tx_frames(&self) -> u64 {
@@ -160,6 +203,75 @@ impl Stats {
     #[must_use]
     pub fn tx_bytes(&self) -> u64 {
         self.mac.iter().map(|m| m.tx_bytes).sum()
+    }
+}
+
+/// The live software counters, shared by the handles of one engine: each counter has one
+/// writer (the TX path's by the TX handle, the RX path's by the RX handle; the interrupt
+/// counters are updated atomically), and any handle may read them.
+#[derive(Debug, Default)]
+pub(crate) struct StatCells {
+    pub(crate) mac: [MacCells; MAX_MACS],
+    pub(crate) tx_submitted: Counter,
+    pub(crate) drops: DropCells,
+    pub(crate) rx_csum_verified: Counter,
+    pub(crate) rx_csum_unverified: Counter,
+    pub(crate) irq_rx: Counter,
+    pub(crate) irq_tx: Counter,
+    pub(crate) irq_spurious: Counter,
+    pub(crate) hw_lro_frames: Counter,
+    pub(crate) hw_lro_segments: Counter,
+}
+
+impl StatCells {
+    /// Every counter now.
+    pub(crate) fn snapshot(&self) -> Stats {
+        Stats {
+            mac: core::array::from_fn(|i| self.mac[i].snapshot()),
+            tx_submitted: self.tx_submitted.get(),
+            drops: self.drops.snapshot(),
+            rx_csum_verified: self.rx_csum_verified.get(),
+            rx_csum_unverified: self.rx_csum_unverified.get(),
+            irq_rx: self.irq_rx.get(),
+            irq_tx: self.irq_tx.get(),
+            irq_spurious: self.irq_spurious.get(),
+            hw_lro_frames: self.hw_lro_frames.get(),
+            hw_lro_segments: self.hw_lro_segments.get(),
+        }
+    }
+
+    /// Counts one frame delivered on MAC `mac` with its checksum verdict.
+    #[inline]
+    pub(crate) fn count_rx(&self, mac: u8, len: usize, checksum: crate::frame::RxChecksum) {
+        self.count_rx_many(mac, 1, len as u64, checksum);
+    }
+
+    /// Counts `frames` frames of `bytes` bytes in all delivered on MAC `mac`, all with verdict
+    /// `checksum`.
+    #[inline]
+    pub(crate) fn count_rx_many(&self, mac: u8, frames: u64, bytes: u64, checksum: crate::frame::RxChecksum) {
+        match checksum {
+            crate::frame::RxChecksum::Verified => self.rx_csum_verified.add(frames),
+            crate::frame::RxChecksum::Unverified => self.rx_csum_unverified.add(frames),
+        }
+        if let Some(c) = self.mac.get(usize::from(mac)) {
+            c.rx_frames.add(frames);
+            c.rx_bytes.add(bytes);
+        }
+    }
+
+    /// Counts one frame of `len` bytes the engine took on MAC `mac`.
+    #[inline]
+    pub(crate) fn count_tx_sent(&self, mac: u8, len: u64) {
+        if let Some(c) = self.mac.get(usize::from(mac)) {
+            c.tx_frames.add(1);
+            c.tx_bytes.add(len);
+        }
+    }
+
+    /// Frames sent on every MAC.
+    pub(crate) fn tx_frames(&self) -> u64 {
+        self.mac.iter().map(|m| m.tx_frames.get()).sum()
     }
 }
 

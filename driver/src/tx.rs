@@ -8,6 +8,7 @@
 use crate::desc::{TxCodec, TxDesc};
 pub use crate::error::TxError;
 use crate::eth::{BUF_SIZE, Eth};
+use crate::handles::EthTx;
 use crate::platform::Platform;
 use fe_regs::descriptors::{DescriptorLayout, TxV1, TxV2};
 
@@ -28,14 +29,46 @@ impl<P: Platform> Eth<P> {
         self.tx.room()
     }
 
+    /// [`EthTx::xmit`] on the whole engine.
+    #[inline(always)]
+    pub fn xmit(&mut self, mac: u8, queue: u8, frame: &[u8]) -> Result<(), TxError> {
+        self.tx_handle().xmit(mac, queue, frame)
+    }
+
+    /// [`EthTx::xmit_burst`] on the whole engine.
+    #[inline(always)]
+    pub fn xmit_burst(&mut self, mac: u8, queue: u8, frames: &[&[u8]]) -> Burst {
+        self.tx_handle().xmit_burst(mac, queue, frames)
+    }
+
+    /// [`EthTx::reclaim`] on the whole engine.
+    #[inline(always)]
+    pub fn reclaim(&mut self) -> usize {
+        self.tx_handle().reclaim()
+    }
+}
+
+impl<P: Platform> EthTx<'_, P> {
+    /// Frames `xmit` can queue now without reclaiming (one descriptor always stays free).
+    #[must_use]
+    pub fn tx_room(&self) -> usize {
+        self.tx.room()
+    }
+
+    /// Whether `xmit` on MAC `mac` would queue a frame now (see [`Eth::can_xmit`]).
+    #[must_use]
+    pub fn can_xmit(&self, mac: u8) -> bool {
+        self.sh.tx_ready() & 1u8.checked_shl(u32::from(mac)).unwrap_or(0) != 0 && self.tx_room() > 0
+    }
+
     /// Queues `frame` on MAC `mac`'s QDMA queue `queue`: copies it into the next free TX
     /// buffer, fills the SoC's descriptor layout (forward port = MAC + 1, queue id), and hands it
     /// to the engine. A frame that cannot be queued is counted as dropped and the cause returned.
     pub fn xmit(&mut self, mac: u8, queue: u8, frame: &[u8]) -> Result<(), TxError> {
-        self.stats.tx_submitted += 1;
+        self.sh.stats.tx_submitted.add(1);
         let r = self.try_xmit(mac, queue, frame);
         if let Err(e) = r {
-            self.stats.drops.count_tx(e);
+            self.sh.stats.drops.count_tx(e);
         }
         r
     }
@@ -43,7 +76,7 @@ impl<P: Platform> Eth<P> {
     #[inline(always)]
     fn try_xmit(&mut self, mac: u8, queue: u8, frame: &[u8]) -> Result<(), TxError> {
         // One test on the fast path: open, MAC enabled and link up (`Eth::tx_ready`).
-        if self.tx_ready & 1u8.checked_shl(u32::from(mac)).unwrap_or(0) == 0 {
+        if self.sh.tx_ready() & 1u8.checked_shl(u32::from(mac)).unwrap_or(0) == 0 {
             return Err(self.tx_refusal(mac, queue, frame.len()));
         }
         if queue >= self.soc.caps.tx_queues {
@@ -59,7 +92,7 @@ impl<P: Platform> Eth<P> {
             DescriptorLayout::TxV2 => self.fill_one::<TxV2>(mac, queue, frame)?,
             _ => self.fill_one::<TxV1>(mac, queue, frame)?,
         }
-        self.tx.kick(&self.p);
+        self.tx.kick(self.p);
         Ok(())
     }
 
@@ -73,18 +106,18 @@ impl<P: Platform> Eth<P> {
             DescriptorLayout::TxV2 => self.burst_in::<TxV2>(mac, queue, frames),
             _ => self.burst_in::<TxV1>(mac, queue, frames),
         };
-        self.stats.tx_submitted += b.queued as u64;
+        self.sh.stats.tx_submitted.add(b.queued as u64);
         if b.queued > 0 {
-            self.tx.kick(&self.p);
+            self.tx.kick(self.p);
         }
         b
     }
 
-    /// [`Eth::xmit_burst`] for layout `C`, without the doorbell.
+    /// [`EthTx::xmit_burst`] for layout `C`, without the doorbell.
     #[inline(always)]
     fn burst_in<C: TxCodec>(&mut self, mac: u8, queue: u8, frames: &[&[u8]]) -> Burst {
         let Some(first) = frames.first() else { return Burst { queued: 0, stopped: None } };
-        if self.tx_ready & 1u8.checked_shl(u32::from(mac)).unwrap_or(0) == 0 {
+        if self.sh.tx_ready() & 1u8.checked_shl(u32::from(mac)).unwrap_or(0) == 0 {
             return Burst { queued: 0, stopped: Some(self.tx_refusal(mac, queue, first.len())) };
         }
         if queue >= self.soc.caps.tx_queues {
@@ -114,10 +147,10 @@ impl<P: Platform> Eth<P> {
             last: true,
             fport: mac + 1,
             qid: queue,
-            csum: self.features.tx_checksum,
+            csum: self.sh.tx_checksum(),
             ..TxDesc::default()
         };
-        self.tx.push::<C, P>(&self.p, frame, &d, mac, frame.len() as u16).map_err(TxError::Dma)?;
+        self.tx.push::<C, P>(self.p, frame, &d, mac, frame.len() as u16).map_err(TxError::Dma)?;
         Ok(())
     }
 
@@ -125,12 +158,13 @@ impl<P: Platform> Eth<P> {
     /// the order callers see: not open, bad MAC, bad queue, bad length, link down.
     #[cold]
     fn tx_refusal(&self, mac: u8, queue: u8, len: usize) -> TxError {
-        match self.mac(mac).filter(|m| m.enabled) {
+        let enabled = self.enabled & 1u8.checked_shl(u32::from(mac)).unwrap_or(0) != 0;
+        match () {
             _ if !self.open => TxError::NotOpen,
-            None => TxError::BadMac,
-            Some(_) if queue >= self.soc.caps.tx_queues => TxError::BadQueue,
-            Some(_) if len == 0 || len > BUF_SIZE => TxError::BadLength,
-            Some(_) => TxError::LinkDown,
+            _ if !enabled => TxError::BadMac,
+            _ if queue >= self.soc.caps.tx_queues => TxError::BadQueue,
+            _ if len == 0 || len > BUF_SIZE => TxError::BadLength,
+            _ => TxError::LinkDown,
         }
     }
 
@@ -144,16 +178,11 @@ impl<P: Platform> Eth<P> {
         }
     }
 
-    /// [`Eth::reclaim`] for layout `C`: counts each completed frame as sent on its MAC.
+    /// [`EthTx::reclaim`] for layout `C`: counts each completed frame as sent on its MAC.
     #[inline(always)]
     fn reclaim_in<C: TxCodec>(&mut self) -> usize {
-        let Eth { tx, p, stats, soc, .. } = self;
-        let freed = tx.reclaim::<C, P>(p, |mac, len| {
-            if let Some(c) = stats.mac.get_mut(usize::from(mac)) {
-                c.tx_frames += 1;
-                c.tx_bytes += u64::from(len);
-            }
-        });
+        let EthTx { tx, p, sh, soc, .. } = self;
+        let freed = tx.reclaim::<C, P>(p, |mac, len| sh.stats.count_tx_sent(mac, u64::from(len)));
         if freed > 0 {
             soc.fe.qdma.int_status.on(p.fe()).write(|v| v.clear_tx_done());
         }

@@ -9,6 +9,7 @@
 use crate::desc::{TxCodec, TxDesc};
 use crate::eth::{BUF_SIZE, Eth};
 use crate::frame::TxMeta;
+use crate::handles::EthTx;
 use crate::platform::Platform;
 use crate::ring::tx::TX_RING;
 use crate::tx::TxError;
@@ -45,13 +46,27 @@ fn tcp_headers(frame: &[u8]) -> Option<(usize, usize)> {
 }
 
 impl<P: Platform> Eth<P> {
+    /// [`EthTx::xmit_with`] on the whole engine.
+    #[inline(always)]
+    pub fn xmit_with(&mut self, mac: u8, queue: u8, frame: &[u8], meta: TxMeta) -> Result<(), TxError> {
+        self.tx_handle().xmit_with(mac, queue, frame, meta)
+    }
+
+    /// [`EthTx::xmit_tso`] on the whole engine.
+    #[inline(always)]
+    pub fn xmit_tso(&mut self, mac: u8, queue: u8, frame: &[u8], mss: u16) -> Result<(), TxError> {
+        self.tx_handle().xmit_tso(mac, queue, frame, mss)
+    }
+}
+
+impl<P: Platform> EthTx<'_, P> {
     /// Queues `frame` with the offloads of `meta`; like [`Eth::xmit`], a frame that cannot be
     /// queued is counted as dropped and the cause returned.
     pub fn xmit_with(&mut self, mac: u8, queue: u8, frame: &[u8], meta: TxMeta) -> Result<(), TxError> {
-        self.stats.tx_submitted += 1;
+        self.sh.stats.tx_submitted.add(1);
         let r = self.try_xmit_with(mac, queue, frame, meta);
         if let Err(e) = r {
-            self.stats.drops.count_tx(e);
+            self.sh.stats.drops.count_tx(e);
         }
         r
     }
@@ -66,7 +81,10 @@ impl<P: Platform> Eth<P> {
         if !self.open {
             return Err(TxError::NotOpen);
         }
-        let port = self.mac(mac).filter(|m| m.enabled).ok_or(TxError::BadMac)?;
+        let bit = 1u8.checked_shl(u32::from(mac)).unwrap_or(0);
+        if self.enabled & bit == 0 {
+            return Err(TxError::BadMac);
+        }
         if queue >= self.soc.caps.tx_queues {
             return Err(TxError::BadQueue);
         }
@@ -74,7 +92,8 @@ impl<P: Platform> Eth<P> {
         if frame.is_empty() || frame.len() > limit {
             return Err(TxError::BadLength);
         }
-        if (meta.csum && !self.features.tx_checksum) || (meta.tso_mss.is_some() && !self.features.tso) {
+        let features = self.sh.features();
+        if (meta.csum && !features.tx_checksum) || (meta.tso_mss.is_some() && !features.tso) {
             return Err(TxError::OffloadOff);
         }
         let mss_field = match meta.tso_mss {
@@ -87,7 +106,7 @@ impl<P: Platform> Eth<P> {
                 Some((field, mss))
             }
         };
-        if port.link.is_none() {
+        if self.sh.tx_ready() & bit == 0 {
             return Err(TxError::LinkDown);
         }
         let n = frame.len().div_ceil(BUF_SIZE);
@@ -104,7 +123,7 @@ impl<P: Platform> Eth<P> {
             DescriptorLayout::TxV2 => self.push_frame::<TxV2>(mac, queue, frame, meta.csum, mss_field, n),
             _ => self.push_frame::<TxV1>(mac, queue, frame, meta.csum, mss_field, n),
         };
-        self.tx.kick(&self.p);
+        self.tx.kick(self.p);
         r
     }
 
@@ -131,10 +150,10 @@ impl<P: Platform> Eth<P> {
                 tso: mss_field.is_some(),
                 ..TxDesc::default()
             };
-            let pushed = self.tx.push::<C, P>(&self.p, chunk, &d, mac, if last { frame.len() as u16 } else { 0 });
+            let pushed = self.tx.push::<C, P>(self.p, chunk, &d, mac, if last { frame.len() as u16 } else { 0 });
             let patched = pushed.and_then(|slot| match mss_field.filter(|_| k == 0) {
                 // The MSS travels in the TCP checksum field (headers fit the first buffer).
-                Some((field, mss)) => self.tx.patch(&self.p, slot, field, &mss.to_be_bytes()),
+                Some((field, mss)) => self.tx.patch(self.p, slot, field, &mss.to_be_bytes()),
                 None => Ok(()),
             });
             if let Err(e) = patched {

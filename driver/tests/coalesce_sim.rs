@@ -214,7 +214,7 @@ fn soft_lro_counts_every_frame_across_polls_and_other_traffic() {
         eth.set_features(Features { lro: LroMode::Soft, ..eth.features() }).unwrap();
         let mut storage = vec![0u8; 4 * 65536];
         let mut lro = SoftLro::new(&mut storage, 4);
-        let before = *eth.stats();
+        let before = eth.stats();
         let mut stream = TcpStream::bulk(false, None);
         let udp = packet::build_udp(&packet::UdpSpec { payload_len: 100, ..Default::default() });
         let (mut sent, mut frames, mut bytes) = (Vec::new(), 0u64, 0u64);
@@ -243,7 +243,7 @@ fn soft_lro_counts_every_frame_across_polls_and_other_traffic() {
             .collect();
         same_bytes(name, &tcp, &sent);
         assert_eq!(got.len() - tcp.len(), 5, "{name}: every UDP datagram up as received");
-        let (s, l) = (*eth.stats(), lro.stats());
+        let (s, l) = (eth.stats(), lro.stats());
         let m = usize::from(mac);
         assert_eq!(s.mac[m].rx_frames - before.mac[m].rx_frames, frames, "{name}: every frame counted once");
         assert_eq!(s.mac[m].rx_bytes - before.mac[m].rx_bytes, bytes, "{name}: with its bytes");

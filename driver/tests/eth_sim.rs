@@ -241,7 +241,7 @@ fn every_frame_is_sent_or_counted_as_dropped() {
         sim.advance(20_000_000);
         eth.reclaim();
         assert!(eth.can_xmit(mac), "{name}: reclaim wakes the queue");
-        let s = *eth.stats();
+        let s = eth.stats();
         assert_eq!(s.drops.tx_ring_full, full);
         assert_eq!(s.drops.tx_total(), full + 5);
         assert_eq!(s.tx_submitted, s.tx_frames() + s.drops.tx_total(), "{name}: nothing lost");
@@ -274,7 +274,7 @@ fn close_returns_every_buffer_and_open_works_again() {
         assert_eq!(report.tx_completed + report.tx_dropped, n as u64, "{name}");
         assert!(report.tx_dropped > 0, "{name}: some frames were still queued");
         assert_eq!(report.rx_dropped, 10, "{name}");
-        let s = *eth.stats();
+        let s = eth.stats();
         assert_eq!(s.tx_submitted, s.tx_frames() + s.drops.tx_total(), "{name}");
         assert_eq!(eth.xmit(mac, 0, &stream.next_segment()), Err(TxError::NotOpen));
         assert!(sim.violations().is_empty(), "{name}: {:?}", sim.violations());
@@ -329,7 +329,7 @@ fn a_burst_rings_the_doorbell_once_and_stops_at_the_first_frame_it_cannot_take()
         assert_eq!(b.stopped, Some(TxError::RingFull), "{name}");
         sim.advance(50_000_000);
         while eth.reclaim() > 0 {}
-        let s = *eth.stats();
+        let s = eth.stats();
         assert_eq!(s.tx_submitted, s.tx_frames() + s.drops.tx_total(), "{name}: nothing lost");
         // Nothing to send, or a MAC that cannot send: nothing taken.
         assert_eq!(eth.xmit_burst(mac, 0, &[]).queued, 0);

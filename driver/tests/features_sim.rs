@@ -35,10 +35,10 @@ fn each_board(f: impl Fn(&str, &Sim, &mut Driver<'_>, u8)) {
         socs.push(board.soc.name);
         f(name, &sim, &mut eth, macs[0].0);
         assert!(sim.violations().is_empty(), "{name}: violations: {:?}", sim.violations());
-        let s = *eth.stats();
+        let s = eth.stats();
         let report = eth.close().expect(name);
         assert_eq!(report.leaked.total(), 0, "{name}: leaked {report:?}");
-        let s2 = *eth.stats();
+        let s2 = eth.stats();
         assert_eq!(s2.tx_submitted, s2.tx_frames() + s2.drops.tx_total(), "{name}: TX accounting {s:?}");
     }
     socs.sort_unstable();

@@ -12,6 +12,16 @@ pub trait Bus {
     fn read32(&self, offset: usize) -> u32;
     /// Writes the word at `offset`.
     fn write32(&self, offset: usize, value: u32);
+    /// Replaces the bits `mask` of the word at `offset` with those of `value`, atomically against
+    /// every other `modify32` of the same space: a register that contexts running concurrently
+    /// update (interrupt masks) is changed only through this. A kernel maps it to a spinlock
+    /// around the read and the write, or to `regmap_update_bits`. The default is a plain read
+    /// and write, which is right only where one context at a time drives the bus.
+    #[inline(always)]
+    fn modify32(&self, offset: usize, mask: u32, value: u32) {
+        let v = self.read32(offset);
+        self.write32(offset, (v & !mask) | (value & mask));
+    }
 }
 
 impl<B: Bus + ?Sized> Bus for &B {
@@ -22,6 +32,10 @@ impl<B: Bus + ?Sized> Bus for &B {
     #[inline(always)]
     fn write32(&self, offset: usize, value: u32) {
         (**self).write32(offset, value)
+    }
+    #[inline(always)]
+    fn modify32(&self, offset: usize, mask: u32, value: u32) {
+        (**self).modify32(offset, mask, value)
     }
 }
 
@@ -272,6 +286,16 @@ impl<B: Bus, T: Value, A: Readable + Writable> Reg<B, T, A> {
         let r = f(&mut v);
         self.write_value(v);
         r
+    }
+
+    /// Replaces the bits set in `mask` with those of `value` through [`Bus::modify32`], atomic
+    /// against other updates of the space: for registers that concurrent contexts change (an
+    /// interrupt mask). Not for registers with write-1-to-clear bits, which a read-modify-write
+    /// would clear.
+    #[inline(always)]
+    pub fn update(&self, mask: T, value: T) {
+        debug_assert_eq!(T::W1C_MASK, 0, "update on a register with write-1-to-clear bits");
+        self.bus.modify32(self.offset, mask.to_bits(), value.to_bits());
     }
 }
 

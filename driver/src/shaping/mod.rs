@@ -16,7 +16,8 @@ pub mod ports;
 
 use crate::dt::board::Shaping;
 use crate::error::{EthError, TxError};
-use crate::eth::{BUF_SIZE, Eth};
+use crate::eth::{BUF_SIZE, Eth, raw_modify};
+use crate::handles::{EthCtl, EthTx};
 use crate::platform::Platform;
 pub use ports::{LABEL_LEN, MAX_TAG_PORT, TAG_LEN, UserPort, decide, sch_value, tag_frame};
 
@@ -29,7 +30,50 @@ impl<P: Platform> Eth<P> {
     /// Switch user port `port`: its QDMA queue and the shaping decision in force.
     #[must_use]
     pub fn port_queue(&self, port: u8) -> Option<(u8, Shaping)> {
-        self.switch_ports().find(|p| p.port == port).map(|p| (p.queue, p.shaping))
+        ports::find(&self.ports, port)
+    }
+
+    /// [`EthCtl::port_link_changed`] on the whole engine.
+    pub fn port_link_changed(&mut self, mac: u8, port: u8, speed_mbps: Option<u32>) -> Result<(), EthError> {
+        self.ctl_handle().port_link_changed(mac, port, speed_mbps)
+    }
+
+    /// [`EthTx::xmit_port`] on the whole engine.
+    pub fn xmit_port(&mut self, mac: u8, port: u8, frame: &[u8]) -> Result<(), TxError> {
+        self.tx_handle().xmit_port(mac, port, frame)
+    }
+}
+
+impl<P: Platform> EthTx<'_, P> {
+    /// Sends `frame` to switch user port `port` behind MAC `mac`: inserts the special tag and
+    /// queues it on the port's QDMA queue. Like [`EthTx::xmit`], a frame that cannot be queued
+    /// is counted as dropped (an unknown or untaggable port as a bad queue).
+    pub fn xmit_port(&mut self, mac: u8, port: u8, frame: &[u8]) -> Result<(), TxError> {
+        let queue = self.queues.queue(mac, port);
+        let mut buf = [0u8; BUF_SIZE];
+        let (queue, n) = match (queue, tag_frame(&mut buf, frame, port)) {
+            (Some(q), Some(n)) => (q, n),
+            (q, _) => {
+                let e = if q.is_none() || port > MAX_TAG_PORT { TxError::BadQueue } else { TxError::BadLength };
+                self.sh.stats.tx_submitted.add(1);
+                self.sh.stats.drops.count_tx(e);
+                return Err(e);
+            }
+        };
+        self.xmit(mac, queue, &buf[..n])
+    }
+}
+
+impl<P: Platform> EthCtl<'_, P> {
+    /// The switch user ports, with their queues and shaping decisions.
+    pub fn switch_ports(&self) -> impl Iterator<Item = &UserPort> {
+        self.ports.iter().flatten()
+    }
+
+    /// Switch user port `port`: its QDMA queue and the shaping decision in force.
+    #[must_use]
+    pub fn port_queue(&self, port: u8) -> Option<(u8, Shaping)> {
+        ports::find(self.ports, port)
     }
 
     /// Switch user port `port` behind MAC `mac` changed its link: `Some(speed)` in Mbit/s when up
@@ -39,24 +83,6 @@ impl<P: Platform> Eth<P> {
         p.ok_or(EthError::NoSuchPort { mac, port })?.speed = speed_mbps;
         self.reshape(self.open, |p| p.conduit_mac == mac && p.port == port);
         Ok(())
-    }
-
-    /// Sends `frame` to switch user port `port` behind MAC `mac`: inserts the special tag and
-    /// queues it on the port's QDMA queue. Like [`Eth::xmit`], a frame that cannot be queued is
-    /// counted as dropped (an unknown or untaggable port as a bad queue).
-    pub fn xmit_port(&mut self, mac: u8, port: u8, frame: &[u8]) -> Result<(), TxError> {
-        let queue = self.switch_ports().find(|p| p.conduit_mac == mac && p.port == port).map(|p| p.queue);
-        let mut buf = [0u8; BUF_SIZE];
-        let (queue, n) = match (queue, tag_frame(&mut buf, frame, port)) {
-            (Some(q), Some(n)) => (q, n),
-            (q, _) => {
-                let e = if q.is_none() || port > MAX_TAG_PORT { TxError::BadQueue } else { TxError::BadLength };
-                self.stats.tx_submitted += 1;
-                self.stats.drops.count_tx(e);
-                return Err(e);
-            }
-        };
-        self.xmit(mac, queue, &buf[..n])
     }
 
     /// The speed of MAC `mac`'s link now, or its fixed link's when down; `None` when unknown.
@@ -97,7 +123,7 @@ impl<P: Platform> Eth<P> {
             return;
         }
         if let Some(off) = shaper.reg.at(usize::from(queue)) {
-            self.raw_modify(shaper.reg.space, off, |_| value);
+            raw_modify(self.p, shaper.reg.space, off, |_| value);
         }
     }
 }

@@ -45,6 +45,29 @@ impl UserPort {
 /// The switch user ports of one frame engine (fixed size, no allocation).
 pub(crate) type PortTable = [Option<UserPort>; MAX_PORTS];
 
+/// Which QDMA queue each switch user port sends on: fixed by the board, so the TX handle
+/// reads it while the control handle changes the ports' shaping.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PortQueues([Option<(u8, u8, u8)>; MAX_PORTS]);
+
+impl PortQueues {
+    /// The queue of port `port` behind MAC `mac`, if the board has that port.
+    #[inline]
+    pub(crate) fn queue(&self, mac: u8, port: u8) -> Option<u8> {
+        self.0.iter().flatten().find(|(m, p, _)| (*m, *p) == (mac, port)).map(|e| e.2)
+    }
+}
+
+/// The queues of the ports in `t`.
+pub(crate) fn port_queues(t: &PortTable) -> PortQueues {
+    PortQueues(core::array::from_fn(|i| t[i].map(|p| (p.conduit_mac, p.port, p.queue))))
+}
+
+/// Port `port` of `t`: its queue and the shaping decision in force.
+pub(crate) fn find(t: &PortTable, port: u8) -> Option<(u8, Shaping)> {
+    t.iter().flatten().find(|p| p.port == port).map(|p| (p.queue, p.shaping))
+}
+
 /// Copies `s` into a label buffer, cut at a character boundary.
 fn short_label(s: &str) -> ([u8; LABEL_LEN], u8) {
     let mut n = s.len().min(LABEL_LEN);

@@ -1,7 +1,7 @@
 //! The simulator as the driver's platform (tests only: fe-driver does not depend on fe-sim),
 //! and boards brought up from the bundled device trees.
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use fe_driver::dt;
 

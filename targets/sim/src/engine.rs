@@ -86,8 +86,11 @@ pub(crate) struct Inner {
     pub(crate) violations: Vec<(u64, Violation)>,
     pub(crate) stats: Stats,
     pub(crate) rr: usize,
-    /// The CPU's view of DMA memory (write buffer, read ordering).
+    /// The view of DMA memory (write buffer, read ordering) of the CPU making accesses now.
     pub(crate) cpu: crate::ordering::CpuView,
+    /// Which CPU that is ([`Sim::select_cpu`]), and the views of the others, by CPU number.
+    pub(crate) cpu_id: usize,
+    pub(crate) parked_cpus: Vec<crate::ordering::CpuView>,
     /// The RX descriptor word holding the done bit, and its mask.
     pub(crate) rx_done: (usize, u32),
     /// Completions the delay-interrupt registers hold back.
@@ -173,6 +176,8 @@ impl Sim {
                 stats: Stats::default(),
                 rr: 0,
                 cpu: crate::ordering::CpuView::default(),
+                cpu_id: 0,
+                parked_cpus: Vec::new(),
                 rx_done: rx_done_bit(soc),
                 moderation: crate::moderation::Moderation::default(),
             }),
@@ -239,6 +244,24 @@ impl Sim {
     #[must_use]
     pub fn dma_in_use(&self) -> usize {
         self.inner.borrow().dma.in_use()
+    }
+
+    /// Makes CPU `cpu` the one whose DMA accesses and barriers follow (CPU 0 until then). Each
+    /// CPU has its own write buffer and read ordering, as on a multi-core SoC: a barrier on
+    /// one orders nothing on another. A host running the driver on several threads selects
+    /// the thread's CPU before each access, under the lock that serialises the model.
+    pub fn select_cpu(&self, cpu: usize) {
+        let s = &mut *self.inner.borrow_mut();
+        if cpu == s.cpu_id {
+            return;
+        }
+        let n = cpu.max(s.cpu_id) + 1;
+        if s.parked_cpus.len() < n {
+            s.parked_cpus.resize_with(n, Default::default);
+        }
+        core::mem::swap(&mut s.cpu, &mut s.parked_cpus[s.cpu_id]);
+        core::mem::swap(&mut s.cpu, &mut s.parked_cpus[cpu]);
+        s.cpu_id = cpu;
     }
 
     /// A CPU write to DMA memory as a driver makes it: it waits in the write buffer, unseen by
