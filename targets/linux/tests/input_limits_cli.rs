@@ -38,3 +38,28 @@ fn probe_refuses_a_file_over_the_limit() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("big.dtb holds more than"), "{err}");
 }
+
+#[test]
+fn a_source_whose_include_is_huge_is_refused_when_preprocessed() {
+    let dir = std::env::temp_dir().join(format!("fe-big-include-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // 5 MiB of plain text: cpp copies it through, past the 4 MiB limit.
+    let line = "abcdefghijklmnopqrstuvwxyz012345678901234567890123456789012345678\n";
+    std::fs::write(dir.join("huge.h"), line.repeat((5 << 20) / line.len())).unwrap();
+    std::fs::write(dir.join("board.dts"), "/dts-v1/;\n#include \"huge.h\"\n/ { };\n").unwrap();
+    let (code, err) = fe_limited(&format!("probe {}", dir.join("board.dts").display()));
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("board.dts expands to more than 4194304 bytes"), "{err}");
+}
+
+#[test]
+fn a_source_that_includes_an_endless_file_is_refused() {
+    let dir = std::env::temp_dir().join(format!("fe-zero-include-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("board.dts"), "/dts-v1/;\n#include \"/dev/zero\"\n/ { };\n").unwrap();
+    let (code, err) = fe_limited(&format!("probe {}", dir.join("board.dts").display()));
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("board.dts"), "the error names the source: {err}");
+}
