@@ -99,7 +99,7 @@ impl<P: Platform> EthCtl<'_, P> {
         out("sw_rx_packets", c.rx_frames);
         out("sw_rx_bytes", c.rx_bytes);
         let d = &s.drops;
-        let sw: [(&'static str, u64); 20] = [
+        let sw: [(&'static str, u64); 23] = [
             ("rx_csum_verified", s.rx_csum_verified),
             ("rx_csum_unverified", s.rx_csum_unverified),
             ("tx_drop_ring_full", d.tx_ring_full),
@@ -120,6 +120,9 @@ impl<P: Platform> EthCtl<'_, P> {
             ("hw_lro_frames", s.hw_lro_frames),
             ("hw_lro_segments", s.hw_lro_segments),
             ("lro_relinquish_timeout", d.lro_relinquish_timeout),
+            ("irq_rx", s.irq_rx),
+            ("irq_tx", s.irq_tx),
+            ("irq_spurious", s.irq_spurious),
         ];
         for (name, v) in sw {
             out(name, v);

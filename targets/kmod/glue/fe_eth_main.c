@@ -64,6 +64,8 @@ struct fe_eth {
 	struct hrtimer timer;
 	bool syncing;
 	bool napi_on;
+	/* Interrupt causes the core's handler masked and NAPI owns until it unmasks them. */
+	u32 irq_work;
 	/* NAPI polls and the time spent in them (reported at rmmod). */
 	u64 polls, poll_ns;
 };
@@ -232,16 +234,40 @@ static int fe_napi_poll(struct napi_struct *napi, int budget)
 		}
 	}
 	fe_wake_queues(eth, room);
-	if (done < budget)
-		napi_complete_done(napi, done);
+	if (done < budget && napi_complete_done(napi, done)) {
+		/* Drained: unmask what the interrupt handler masked (a cause still pending
+		 * raises its line again, and the next tick sees it). */
+		spin_lock(&eth->lock);
+		fe_rs_irq_enable(eth->rs, eth->irq_work);
+		eth->irq_work = 0;
+		spin_unlock(&eth->lock);
+	}
 	return min_t(int, done, budget);
 }
 
+/*
+ * The chip's clock and interrupt lines (a soft hrtimer, so softirq context like NAPI): while no
+ * interrupt cause is masked, each tick runs the simulator one sub-step towards the kernel clock
+ * and calls the core's interrupt handler for every raised line; what it masked schedules NAPI.
+ * While NAPI owns the masked causes, it runs the chip itself between its polls.
+ */
 static enum hrtimer_restart fe_tick(struct hrtimer *t)
 {
 	struct fe_eth *eth = container_of(t, struct fe_eth, timer);
+	struct fe_rx_ctx ctx = { .eth = eth };
+	struct sk_buff *skb;
+	u32 work = 0;
 
-	napi_schedule(&eth->napi);
+	__skb_queue_head_init(&ctx.q);
+	spin_lock(&eth->lock);
+	if (!eth->irq_work)
+		work = eth->irq_work = fe_rs_irq(eth->rs, ktime_get_ns(), &ctx);
+	spin_unlock(&eth->lock);
+	/* Frames the peer net_devices received from their MAC's wire. */
+	while ((skb = __skb_dequeue(&ctx.q)))
+		netif_receive_skb(skb);
+	if (work)
+		napi_schedule(&eth->napi);
 	hrtimer_forward_now(t, ns_to_ktime((u64)tick_us * NSEC_PER_USEC));
 	return HRTIMER_RESTART;
 }
@@ -608,7 +634,7 @@ static int __init fe_init(void)
 		kfree(eth);
 		return -ENODEV;
 	}
-	hrtimer_init(&eth->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	hrtimer_init(&eth->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	eth->timer.function = fe_tick;
 	init_dummy_netdev(&eth->napi_dev);
 	netif_napi_add(&eth->napi_dev, &eth->napi, fe_napi_poll);
@@ -658,7 +684,7 @@ static int __init fe_init(void)
 	spin_unlock_bh(&eth->lock);
 	napi_enable(&eth->napi);
 	eth->napi_on = true;
-	hrtimer_start(&eth->timer, ns_to_ktime((u64)tick_us * NSEC_PER_USEC), HRTIMER_MODE_REL);
+	hrtimer_start(&eth->timer, ns_to_ktime((u64)tick_us * NSEC_PER_USEC), HRTIMER_MODE_REL_SOFT);
 	for (i = 0; i < eth->info.nmacs; i++) {
 		struct net_device *dev = eth->ndev[i];
 

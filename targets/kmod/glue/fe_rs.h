@@ -38,6 +38,8 @@ void fe_rs_start(struct fe_rs_dev *dev, u64 now_ns);
 s64 fe_rs_close(struct fe_rs_dev *dev);
 void fe_rs_destroy(struct fe_rs_dev *dev);
 u64 fe_rs_step(struct fe_rs_dev *dev, u64 now_ns, u32 *room, void *ctx);
+u32 fe_rs_irq(struct fe_rs_dev *dev, u64 now_ns, void *ctx);
+void fe_rs_irq_enable(struct fe_rs_dev *dev, u32 work);
 void fe_rs_peer_send(struct fe_rs_dev *dev, u8 mac, const u8 *data, size_t len);
 u32 fe_rs_tx_room(struct fe_rs_dev *dev);
 u32 fe_rs_poll(struct fe_rs_dev *dev, u32 budget, void *ctx);

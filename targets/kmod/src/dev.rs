@@ -1,6 +1,8 @@
 //! The one file that touches the driver core's API: a bundled board probed, the simulator
 //! standing in for the SoC, the core brought up on it, and the `fe_rs_*` functions the C glue
-//! calls (always under the glue's spinlock, so `&mut` access here is exclusive).
+//! calls (always under the glue's spinlock, so `&mut` access here is exclusive). The glue's
+//! soft hrtimer is the chip's clock and interrupt lines ([`fe_rs_irq`]); NAPI polls what the
+//! core's interrupt handler masked and unmasks it when drained ([`fe_rs_irq_enable`]).
 //!
 //! The wires: the enabled MACs with a link are paired in order, back to back (MAC A's TX is
 //! MAC B's RX and the other way round), so every frame of a ping or iperf3 between the two
@@ -21,7 +23,8 @@ use core::ffi::c_void;
 use core::mem::MaybeUninit;
 use fe_driver::dt::{self, Board, Duplex, ProbeError};
 use fe_driver::softlro::SoftLro;
-use fe_driver::{Eth, EthError, Features, LinkState, LroMode, Platform as _, RxChecksum, TxError, TxMeta};
+use fe_driver::{Eth, EthError, Features, IrqWork, LinkState, LroMode, Platform as _, RxChecksum, TxError, TxMeta};
+use fe_regs::caps::IrqLayout;
 use fe_sim::Sim;
 use fe_sim::driver_platform::SimPlatform;
 
@@ -413,50 +416,108 @@ pub unsafe extern "C" fn fe_rs_destroy(dev: *mut FeRsDev) {
 pub unsafe extern "C" fn fe_rs_step(dev: *mut FeRsDev, now_ns: u64, room: *mut u32, ctx: *mut c_void) -> u64 {
     // SAFETY: caller's contract.
     let d = unsafe { &mut *dev };
-    let sim = d.sim();
-    let target = now_ns.saturating_sub(d.base_ns);
-    let at = sim.now();
-    let mut behind = target.saturating_sub(at);
-    if behind > MAX_LAG_NS {
-        d.skipped_ns += behind - MAX_LAG_NS;
-        d.base_ns += behind - MAX_LAG_NS;
-        behind = MAX_LAG_NS;
-    }
-    // Nothing queued for TX and nothing on a wire: no frame can land, so run the whole way.
-    let idle = d.eth().tx_room() == fe_driver::eth::TX_RING - 1 && at >= d.wires_idle_at;
-    let step = if idle { behind } else { behind.min(SUB_STEP_NS) };
-    if step > 0 {
-        sim.advance(step);
-    }
-    for m in 0..MAX_MACS {
-        let sent = sim.take_sent(m);
-        if !sent.is_empty() {
-            // They queue on the partner's wire (or the peer's, at this MAC's speed) behind
-            // whatever is still on it.
-            let speed = d.partner[m].map_or(d.speed[m], |p| d.speed[usize::from(p) % MAX_MACS]);
-            let bits: u64 = sent.iter().map(|(_, f)| (f.len() as u64 + WIRE_OVERHEAD) * 8).sum();
-            d.wires_idle_at = d.wires_idle_at.max(sim.now()) + bits * 1000 / speed;
-        }
-        match d.partner[m] {
-            Some(p) => {
-                for (_, f) in sent {
-                    sim.send_to_mac(usize::from(p), f);
-                }
-            }
-            None => {
-                d.unpaired += sent.len() as u64;
-                for (_, f) in sent {
-                    // SAFETY: `f` is valid during the call; the glue copies it.
-                    unsafe { fe_kmod_peer_rx(ctx, m as u8, f.as_ptr(), f.len()) }
-                }
-            }
-        }
-    }
+    let behind = d.step(now_ns, ctx);
     let eth = d.eth();
     eth.reclaim();
     // SAFETY: caller's contract.
     unsafe { *room = eth.tx_room() as u32 };
-    behind - step
+    behind
+}
+
+/// Interrupt work bit of [`fe_rs_irq`]: RX ring 0 has frames (poll it).
+pub const IRQ_RX: u32 = 1;
+/// Interrupt work bit of [`fe_rs_irq`]: TX descriptors completed (reclaim them).
+pub const IRQ_TX: u32 = 2;
+
+/// The chip's clock and interrupt lines, for the glue's hrtimer: runs the simulator one
+/// sub-step towards kernel time `now_ns` (as [`fe_rs_step`], without reclaiming), then calls
+/// the driver core's interrupt handler ([`fe_driver::EthIrq::irq`]) for each line the SoC's
+/// IRQ layout names that the simulator raises. Returns the work the handler masked
+/// ([`IRQ_RX`] | [`IRQ_TX`]): the glue schedules NAPI for it and unmasks it with
+/// [`fe_rs_irq_enable`] once NAPI has drained it.
+///
+/// # Safety
+/// As [`fe_rs_step`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_irq(dev: *mut FeRsDev, now_ns: u64, ctx: *mut c_void) -> u32 {
+    // SAFETY: caller's contract.
+    let d = unsafe { &mut *dev };
+    d.step(now_ns, ctx);
+    let sim = d.sim();
+    let lines = match d.eth().soc().caps.irq.layout {
+        IrqLayout::Shared { line } => [line, line],
+        IrqLayout::Split { tx, rx } => [tx, rx],
+    };
+    let irq = d.eth().irq_handle();
+    let mut work = IrqWork::default();
+    for line in lines {
+        if sim.irq(line) {
+            let w = irq.irq(line);
+            work.rx |= w.rx;
+            work.tx |= w.tx;
+        }
+    }
+    (u32::from(work.rx) * IRQ_RX) | (u32::from(work.tx) * IRQ_TX)
+}
+
+/// Unmasks the interrupt causes in `work` (bits of [`fe_rs_irq`]): NAPI drained them. A cause
+/// still pending raises its line again, and the next tick sees it.
+///
+/// # Safety
+/// `dev` comes from [`fe_rs_create`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_irq_enable(dev: *mut FeRsDev, work: u32) {
+    // SAFETY: caller's contract.
+    let d = unsafe { &mut *dev };
+    d.eth().irq_handle().irq_enable(IrqWork { rx: work & IRQ_RX != 0, tx: work & IRQ_TX != 0 });
+}
+
+impl FeRsDev {
+    /// One sub-step of the simulator towards kernel time `now_ns`, the wires carried (see
+    /// [`fe_rs_step`]); returns how far simulated time is still behind.
+    fn step(&mut self, now_ns: u64, ctx: *mut c_void) -> u64 {
+        let d = self;
+        let sim = d.sim();
+        let target = now_ns.saturating_sub(d.base_ns);
+        let at = sim.now();
+        let mut behind = target.saturating_sub(at);
+        if behind > MAX_LAG_NS {
+            d.skipped_ns += behind - MAX_LAG_NS;
+            d.base_ns += behind - MAX_LAG_NS;
+            behind = MAX_LAG_NS;
+        }
+        // Nothing queued for TX and nothing on a wire: no frame can land, so run the whole way.
+        let idle = d.eth().tx_room() == fe_driver::eth::TX_RING - 1 && at >= d.wires_idle_at;
+        let step = if idle { behind } else { behind.min(SUB_STEP_NS) };
+        if step > 0 {
+            sim.advance(step);
+        }
+        for m in 0..MAX_MACS {
+            let sent = sim.take_sent(m);
+            if !sent.is_empty() {
+                // They queue on the partner's wire (or the peer's, at this MAC's speed) behind
+                // whatever is still on it.
+                let speed = d.partner[m].map_or(d.speed[m], |p| d.speed[usize::from(p) % MAX_MACS]);
+                let bits: u64 = sent.iter().map(|(_, f)| (f.len() as u64 + WIRE_OVERHEAD) * 8).sum();
+                d.wires_idle_at = d.wires_idle_at.max(sim.now()) + bits * 1000 / speed;
+            }
+            match d.partner[m] {
+                Some(p) => {
+                    for (_, f) in sent {
+                        sim.send_to_mac(usize::from(p), f);
+                    }
+                }
+                None => {
+                    d.unpaired += sent.len() as u64;
+                    for (_, f) in sent {
+                        // SAFETY: `f` is valid during the call; the glue copies it.
+                        unsafe { fe_kmod_peer_rx(ctx, m as u8, f.as_ptr(), f.len()) }
+                    }
+                }
+            }
+        }
+        behind - step
+    }
 }
 
 /// Frees TX descriptors the engine finished; returns the TX descriptors free.
