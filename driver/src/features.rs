@@ -47,11 +47,10 @@ impl<P: Platform> Eth<P> {
     /// [`EthCtl::set_forwarding`] on the whole engine (hardware LRO, if on, is turned off first).
     pub fn set_forwarding(&mut self, on: bool) -> Result<(), EthError> {
         let f = self.shared.features();
-        if on && f.lro != LroMode::Off {
+        if on && f.lro == LroMode::Hw {
             self.set_features(Features { lro: LroMode::Off, ..f })?;
         }
-        self.shared.set_forwarding(on);
-        Ok(())
+        self.ctl_handle().set_forwarding(on)
     }
 
     /// Whether the interface forwards or bridges (see [`Eth::set_forwarding`]).
