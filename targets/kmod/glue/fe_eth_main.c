@@ -20,6 +20,7 @@
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
 #include <linux/skbuff.h>
+#include <linux/dma-mapping.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/platform_device.h>
@@ -71,6 +72,13 @@ struct fe_eth {
 };
 
 static struct fe_eth *fe;
+/*
+ * The device the simulator's DMA memory is allocated for: a platform device of its own (not
+ * named like the platform_driver, which would bind to it), with a 32-bit coherent DMA mask as
+ * the frame engine's 32-bit descriptors need. On a real board this is the Ethernet node's
+ * platform device.
+ */
+static struct platform_device *fe_dma_pdev;
 /* The task whose allocations may sleep (module init/exit outside the lock); NULL otherwise. */
 static struct task_struct *fe_sleeper;
 
@@ -109,6 +117,27 @@ void fe_kmod_free(void *ptr, size_t align)
 		kvfree(ptr);
 	else
 		kvfree(((void **)ptr)[-1]);
+}
+
+void *fe_kmod_dma_alloc(size_t size, u64 *dma)
+{
+	dma_addr_t handle;
+	void *cpu;
+
+	if (!fe_dma_pdev)
+		return NULL;
+	cpu = dma_alloc_coherent(&fe_dma_pdev->dev, size, &handle, GFP_KERNEL | __GFP_NOWARN);
+	if (!cpu) {
+		pr_err(DRV_NAME ": dma_alloc_coherent of %zu bytes failed\n", size);
+		return NULL;
+	}
+	*dma = handle;
+	return cpu;
+}
+
+void fe_kmod_dma_free(void *cpu, size_t size, u64 dma)
+{
+	dma_free_coherent(&fe_dma_pdev->dev, size, cpu, dma);
 }
 
 void fe_kmod_log(u32 level, const char *msg, size_t len)
@@ -616,9 +645,20 @@ static int __init fe_init(void)
 	void *probed, *build;
 	int i, err;
 
+	fe_dma_pdev = platform_device_register_simple(DRV_NAME "-dma", PLATFORM_DEVID_NONE, NULL, 0);
+	if (IS_ERR(fe_dma_pdev)) {
+		err = PTR_ERR(fe_dma_pdev);
+		fe_dma_pdev = NULL;
+		return err;
+	}
+	err = dma_coerce_mask_and_coherent(&fe_dma_pdev->dev, DMA_BIT_MASK(32));
+	if (err)
+		goto no_eth;
 	eth = kzalloc(sizeof(*eth), GFP_KERNEL);
-	if (!eth)
-		return -ENOMEM;
+	if (!eth) {
+		err = -ENOMEM;
+		goto no_eth;
+	}
 	spin_lock_init(&eth->lock);
 	/* Probe and build on the big stack; allocate and open on ours (see fe_on_big_stack). */
 	probed = fe_on_big_stack(fe_rs_probe, &arg);
@@ -632,7 +672,8 @@ static int __init fe_init(void)
 	}
 	if (!eth->rs) {
 		kfree(eth);
-		return -ENODEV;
+		err = -ENODEV;
+		goto no_eth;
 	}
 	hrtimer_init(&eth->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	eth->timer.function = fe_tick;
@@ -713,6 +754,9 @@ fail:
 	fe_teardown(eth);
 	fe = NULL;
 	kfree(eth);
+no_eth:
+	platform_device_unregister(fe_dma_pdev);
+	fe_dma_pdev = NULL;
 	return err;
 }
 
@@ -722,6 +766,8 @@ static void __exit fe_exit(void)
 	fe_teardown(fe);
 	kfree(fe);
 	fe = NULL;
+	platform_device_unregister(fe_dma_pdev);
+	fe_dma_pdev = NULL;
 }
 
 module_init(fe_init);

@@ -51,6 +51,8 @@ u32 fe_rs_stats(struct fe_rs_dev *dev, u8 mac, char *names, u64 *values, u32 max
 /* Imported by the Rust half. */
 void *fe_kmod_alloc(size_t size, size_t align, bool zero);
 void fe_kmod_free(void *ptr, size_t align);
+void *fe_kmod_dma_alloc(size_t size, u64 *dma);
+void fe_kmod_dma_free(void *cpu, size_t size, u64 dma);
 void fe_kmod_log(u32 level, const char *msg, size_t len);
 void __noreturn fe_kmod_panic(const char *msg, size_t len);
 void fe_kmod_rx(void *ctx, u8 mac, const u8 *data, size_t len, bool verified, u16 segs, u16 seg_size);

@@ -28,6 +28,56 @@ use fe_regs::caps::IrqLayout;
 use fe_sim::Sim;
 use fe_sim::driver_platform::SimPlatform;
 
+/// Bytes of DMA memory the simulator gets from the kernel's DMA API (rings, buffers and the
+/// free queue of every bundled board need about 2.5 MiB).
+pub const DMA_BYTES: usize = 4 << 20;
+
+/// A region of coherent DMA memory from the kernel (`dma_alloc_coherent` through the glue).
+#[derive(Debug)]
+struct DmaRegion {
+    cpu: *mut u8,
+    size: usize,
+    dma: u64,
+}
+
+impl DmaRegion {
+    /// [`DMA_BYTES`] of coherent DMA memory, or `None` (the glue logged why).
+    fn alloc() -> Option<Self> {
+        let mut dma = 0u64;
+        // SAFETY: the glue's hook; it writes `dma` when it returns non-null.
+        let cpu = unsafe { fe_kmod_dma_alloc(DMA_BYTES, &mut dma) };
+        (!cpu.is_null()).then_some(DmaRegion { cpu, size: DMA_BYTES, dma })
+    }
+
+    /// The region as the simulator's memory, for as long as the simulator lives.
+    ///
+    /// # Safety
+    /// Called once; the region is freed ([`DmaRegion::free`]) only after everything that got
+    /// the slice is dropped.
+    unsafe fn lend(&self) -> &'static mut [u8] {
+        // SAFETY: `cpu` is valid for `size` bytes (zeroed by dma_alloc_coherent) until freed,
+        // and the caller hands the slice to one owner.
+        unsafe { core::slice::from_raw_parts_mut(self.cpu, self.size) }
+    }
+
+    /// Gives the region back to the kernel.
+    ///
+    /// # Safety
+    /// Nothing uses the lent slice any more.
+    unsafe fn free(self) {
+        // SAFETY: caller's contract; the values are the ones the allocation returned.
+        unsafe { fe_kmod_dma_free(self.cpu, self.size, self.dma) }
+    }
+}
+
+unsafe extern "C" {
+    /// `size` bytes of coherent DMA memory for the module's device (`dma_alloc_coherent`, 32-bit
+    /// mask), its bus address in `*dma`; null when none is left. Process context only.
+    fn fe_kmod_dma_alloc(size: usize, dma: *mut u64) -> *mut u8;
+    /// Frees what `fe_kmod_dma_alloc` returned. Process context only.
+    fn fe_kmod_dma_free(cpu: *mut u8, size: usize, dma: u64);
+}
+
 /// Most MACs (net_devices) one engine has.
 pub const MAX_MACS: usize = fe_driver::dt::board::MAX_MACS;
 /// SoftLRO flows held at once, each in a slot big enough for a 64 KiB aggregate.
@@ -64,6 +114,8 @@ pub struct FeRsInfo {
 /// One frame engine: the simulator, the driver core on it, SoftLRO, the wires.
 pub struct FeRsDev {
     sim: *mut Sim,
+    /// The simulator's DMA memory (freed after the simulator).
+    dma: DmaRegion,
     eth_slot: *mut Result<Eth<Plat>, EthError>,
     eth: *mut Eth<Plat>,
     lro_storage: *mut [u8],
@@ -176,6 +228,7 @@ fn probed(p: *mut c_void, name: &[u8]) -> Option<Box<FeRsProbed>> {
 pub struct FeRsBuild {
     probed: Box<FeRsProbed>,
     sim: *mut Sim,
+    dma: DmaRegion,
     eth_slot: *mut MaybeUninit<Result<Eth<Plat>, EthError>>,
     lro_storage: *mut [u8],
     lro_slot: *mut MaybeUninit<SoftLro<'static>>,
@@ -191,11 +244,18 @@ pub struct FeRsBuild {
 pub unsafe extern "C" fn fe_rs_prepare(probed_board: *mut c_void, name: *const u8, len: usize) -> *mut FeRsBuild {
     let Some(probed) = probed(probed_board, name_of(name, len)) else { return core::ptr::null_mut() };
     let Ok(board) = &probed.result else { return core::ptr::null_mut() };
-    let sim = Box::into_raw(Box::new(Sim::new(board.soc)));
+    let Some(dma) = DmaRegion::alloc() else {
+        klog!(Err, "no {DMA_BYTES} bytes of coherent DMA memory for the simulator");
+        return core::ptr::null_mut();
+    };
+    // SAFETY: lent once, to the simulator, which `fe_rs_destroy` drops before freeing `dma`.
+    let sim = Box::into_raw(Box::new(Sim::with_dma_region(board.soc, unsafe { dma.lend() }, dma.dma)));
+    klog!(Info, "simulator DMA memory: {} KiB of coherent memory at bus address {:#x}", dma.size >> 10, dma.dma);
     let lro_storage: *mut [u8] = Box::into_raw(vec![0u8; LRO_FLOWS * LRO_SLOT].into_boxed_slice());
     Box::into_raw(Box::new(FeRsBuild {
         probed,
         sim,
+        dma,
         eth_slot: Box::into_raw(Box::new_uninit()),
         lro_storage,
         lro_slot: Box::into_raw(Box::new_uninit()),
@@ -233,7 +293,7 @@ pub unsafe extern "C" fn fe_rs_build(build: *mut c_void) -> *mut c_void {
 pub unsafe extern "C" fn fe_rs_create(build: *mut FeRsBuild, info: *mut FeRsInfo) -> *mut FeRsDev {
     // SAFETY: caller's contract: every slot is initialised now.
     let b = unsafe { Box::from_raw(build) };
-    let FeRsBuild { probed, sim, eth_slot, lro_storage, lro_slot } = *b;
+    let FeRsBuild { probed, sim, dma, eth_slot, lro_storage, lro_slot } = *b;
     let Ok(board) = &probed.result else { return core::ptr::null_mut() };
     let eth_slot = eth_slot.cast::<Result<Eth<Plat>, EthError>>();
     let lro = lro_slot.cast::<SoftLro<'static>>();
@@ -244,6 +304,7 @@ pub unsafe extern "C" fn fe_rs_create(build: *mut FeRsBuild, info: *mut FeRsInfo
     };
     let mut dev = Box::new(FeRsDev {
         sim,
+        dma,
         eth_slot,
         eth,
         lro_storage,
@@ -392,11 +453,19 @@ pub unsafe extern "C" fn fe_rs_destroy(dev: *mut FeRsDev) {
     // order (borrowers before what they borrow).
     unsafe {
         let d = Box::from_raw(dev);
-        let FeRsDev { sim, eth_slot, lro_storage, lro, .. } = *d;
+        let FeRsDev { sim, dma, eth_slot, lro_storage, lro, .. } = *d;
         drop(Box::from_raw(lro));
         drop(Box::from_raw(eth_slot));
+        // The driver's `Drop` gave back every ring and buffer: say what the DMA allocator holds.
+        klog!(
+            Info,
+            "dropped: {} bytes of DMA memory still allocated by the driver; freeing {} KiB of coherent memory",
+            (*sim).dma_in_use(),
+            dma.size >> 10
+        );
         drop(Box::from_raw(lro_storage));
         drop(Box::from_raw(sim));
+        dma.free();
     }
 }
 

@@ -7,10 +7,39 @@ use alloc::vec::Vec;
 /// Physical address where DMA memory starts (away from 0, so a null pointer is out of range).
 pub const DMA_BASE: u64 = 0x8000_0000;
 
+/// Where DMA memory's bytes live.
+#[derive(Debug)]
+enum Backing {
+    /// The model's own heap memory, at [`DMA_BASE`].
+    Owned(Vec<u8>),
+    /// Memory the host lent for the model's lifetime, at the address the host's DMA API gave it
+    /// (a kernel module's `dma_alloc_coherent` region): the engine's DMA then really goes
+    /// through memory the kernel mapped for a device.
+    Lent(&'static mut [u8]),
+}
+
+impl Backing {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Backing::Owned(v) => v,
+            Backing::Lent(s) => s,
+        }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        match self {
+            Backing::Owned(v) => v,
+            Backing::Lent(s) => s,
+        }
+    }
+}
+
 /// DMA-able memory with a first-fit allocator that takes memory back.
 #[derive(Debug)]
 pub struct DmaMemory {
-    bytes: Vec<u8>,
+    bytes: Backing,
+    /// Physical (bus) address of the first byte.
+    base: u64,
     /// High-water mark: accesses beyond it are out of range.
     next: usize,
     /// Live allocations `(start, end)`, sorted by start.
@@ -21,7 +50,15 @@ impl DmaMemory {
     /// `size` bytes of zeroed DMA memory.
     #[must_use]
     pub fn new(size: usize) -> Self {
-        DmaMemory { bytes: vec![0; size], next: 0, live: Vec::new() }
+        DmaMemory { bytes: Backing::Owned(vec![0; size]), base: DMA_BASE, next: 0, live: Vec::new() }
+    }
+
+    /// DMA memory over `region`, which the device reaches at bus address `base` (the host
+    /// zeroed it). Allocations stay below 4 GiB only if the region does: descriptors hold 32-bit
+    /// addresses, and the driver refuses memory above.
+    #[must_use]
+    pub fn over(region: &'static mut [u8], base: u64) -> Self {
+        DmaMemory { bytes: Backing::Lent(region), base, next: 0, live: Vec::new() }
     }
 
     /// Allocates `size` bytes aligned to `align` (a power of two): the first gap between live
@@ -40,19 +77,19 @@ impl DmaMemory {
         }
         let start = from.checked_add(align - 1)? & !(align - 1);
         let end = start.checked_add(size)?;
-        if end > self.bytes.len() {
+        if end > self.bytes.bytes().len() {
             return None;
         }
         self.live.insert(at, (start, end));
         self.next = self.next.max(end);
-        Some(DMA_BASE + start as u64)
+        Some(self.base + start as u64)
     }
 
     /// Gives back the allocation of `size` bytes at `addr`; a free that matches no live
     /// allocation is refused.
     pub fn free(&mut self, addr: u64, size: usize) -> Result<(), Violation> {
         let bad = Violation::BadDmaFree { addr, len: size };
-        let start = addr.checked_sub(DMA_BASE).ok_or(bad)? as usize;
+        let start = addr.checked_sub(self.base).ok_or(bad)? as usize;
         let k = self.live.iter().position(|&(s, e)| s == start && e - s == size).ok_or(bad)?;
         self.live.remove(k);
         Ok(())
@@ -72,7 +109,7 @@ impl DmaMemory {
 
     fn range(&self, addr: u64, len: usize) -> Result<core::ops::Range<usize>, Violation> {
         let bad = Violation::DmaOutOfRange { addr, len };
-        let start = addr.checked_sub(DMA_BASE).ok_or(bad)? as usize;
+        let start = addr.checked_sub(self.base).ok_or(bad)? as usize;
         let end = start.checked_add(len).ok_or(bad)?;
         if end > self.next {
             return Err(bad);
@@ -83,13 +120,13 @@ impl DmaMemory {
     /// The `len` bytes at `addr`.
     pub fn read(&self, addr: u64, len: usize) -> Result<&[u8], Violation> {
         let r = self.range(addr, len)?;
-        Ok(&self.bytes[r])
+        Ok(&self.bytes.bytes()[r])
     }
 
     /// Writes `data` at `addr`.
     pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Violation> {
         let r = self.range(addr, data.len())?;
-        self.bytes[r].copy_from_slice(data);
+        self.bytes.bytes_mut()[r].copy_from_slice(data);
         Ok(())
     }
 
@@ -106,9 +143,28 @@ impl DmaMemory {
     /// Writes `N` words little-endian at `addr`.
     pub fn write_words<const N: usize>(&mut self, addr: u64, words: &[u32; N]) -> Result<(), Violation> {
         let r = self.range(addr, 4 * N)?;
-        for (c, w) in self.bytes[r].chunks_exact_mut(4).zip(words) {
+        for (c, w) in self.bytes.bytes_mut()[r].chunks_exact_mut(4).zip(words) {
             c.copy_from_slice(&w.to_le_bytes());
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lent_memory_is_addressed_from_the_host_base() {
+        let region: &'static mut [u8] = alloc::boxed::Box::leak(vec![0u8; 4096].into_boxed_slice());
+        let mut m = DmaMemory::over(region, 0x4123_0000);
+        let a = m.alloc(64, 64).unwrap();
+        assert_eq!(a, 0x4123_0000);
+        m.write(a + 8, &[1, 2, 3]).unwrap();
+        assert_eq!(m.read(a + 8, 3).unwrap(), &[1, 2, 3]);
+        assert!(m.read(DMA_BASE, 1).is_err(), "the model's own base means nothing here");
+        assert!(m.alloc(8192, 64).is_none(), "no more than the host lent");
+        m.free(a, 64).unwrap();
+        assert_eq!(m.in_use(), 0);
     }
 }

@@ -150,6 +150,18 @@ impl Sim {
     /// Like [`Sim::new`] with `dma_bytes` of DMA memory.
     #[must_use]
     pub fn with_dma(soc: &'static SocInfo, dma_bytes: usize) -> Self {
+        Self::with_dma_memory(soc, DmaMemory::new(dma_bytes))
+    }
+
+    /// Like [`Sim::new`], with the DMA memory a host lent: `region`, which the device reaches
+    /// at bus address `base` (a kernel module passes a `dma_alloc_coherent` region and its DMA
+    /// handle), so every DMA access of the model goes through memory mapped for a device.
+    #[must_use]
+    pub fn with_dma_region(soc: &'static SocInfo, region: &'static mut [u8], base: u64) -> Self {
+        Self::with_dma_memory(soc, DmaMemory::over(region, base))
+    }
+
+    fn with_dma_memory(soc: &'static SocInfo, dma: DmaMemory) -> Self {
         let macs = (0..soc.caps.macs.len())
             .map(|_| MacPort { tx: Wire::new(1000), rx_link: Wire::new(1000), link_up: true, ..MacPort::default() })
             .collect();
@@ -157,7 +169,7 @@ impl Sim {
             inner: RefCell::new(Inner {
                 soc,
                 regs: RegFile::new(soc),
-                dma: DmaMemory::new(dma_bytes),
+                dma,
                 now: 0,
                 macs,
                 queues: Default::default(),
