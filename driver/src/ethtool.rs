@@ -76,7 +76,7 @@ impl<P: Platform> Eth<P> {
         out("sw_rx_bytes", c.rx_bytes);
         let s = &self.stats;
         let d = &s.drops;
-        let sw: [(&'static str, u64); 20] = [
+        let sw: [(&'static str, u64); 21] = [
             ("rx_csum_verified", s.rx_csum_verified),
             ("rx_csum_unverified", s.rx_csum_unverified),
             ("tx_drop_ring_full", d.tx_ring_full),
@@ -93,6 +93,7 @@ impl<P: Platform> Eth<P> {
             ("rx_drop_bad_port", d.rx_bad_port),
             ("rx_drop_teardown", d.rx_teardown),
             ("rx_drop_dma_error", d.rx_dma_error),
+            ("rx_drop_no_buffer", d.rx_no_buffer),
             ("tx_timeout_resets", self.wd.resets),
             ("hw_lro_frames", s.hw_lro_frames),
             ("hw_lro_segments", s.hw_lro_segments),

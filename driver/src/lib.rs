@@ -24,6 +24,7 @@ pub mod irq;
 pub mod platform;
 pub(crate) mod ring;
 pub mod rx;
+pub mod rx_buffers;
 mod rx_lane;
 pub mod shaping;
 pub mod softlro;
@@ -36,8 +37,9 @@ pub use eth::{BufferCounts, CloseReport, Eth, EthError, Features, LinkState, Lro
 pub use ethtool::MibCounters;
 pub use frame::{RxChecksum, RxFrame, TxMeta};
 pub use irq::IrqWork;
-pub use platform::{Clock, DmaError, DmaMemory, Platform};
+pub use platform::{Clock, DmaError, DmaMemory, Platform, RxPool};
 pub use ring::AllocError;
+pub use rx_buffers::{Received, RxBuffer};
 pub use shaping::UserPort;
 pub use stats::{Drops, MacCounters, Stats};
 pub use tx::{Burst, TxError};

@@ -50,6 +50,9 @@ pub struct Drops {
     pub rx_teardown: u64,
     /// RX: a DMA access was refused.
     pub rx_dma_error: u64,
+    /// RX: zero-copy receive had no fresh pool buffer to put in the frame's place, so the frame
+    /// was dropped and its buffer posted again.
+    pub rx_no_buffer: u64,
     /// Hardware LRO did not confirm a relinquish in time (its aggregates may be lost).
     pub lro_relinquish_timeout: u64,
 }
@@ -88,7 +91,7 @@ impl Drops {
     /// Every RX drop.
     #[must_use]
     pub fn rx_total(&self) -> u64 {
-        self.rx_bad_descriptor + self.rx_bad_port + self.rx_teardown + self.rx_dma_error
+        self.rx_bad_descriptor + self.rx_bad_port + self.rx_teardown + self.rx_dma_error + self.rx_no_buffer
     }
 }
 
