@@ -9,7 +9,7 @@ use crate::desc::{RX_WORDS, RxCodec};
 use crate::eth::{BUF_SIZE, Eth, LroMode};
 use crate::frame::{RxChecksum, RxFrame};
 use crate::platform::Platform;
-use crate::ring::rx::Cursor;
+use crate::ring::rx::{Cursor, Geometry};
 use crate::rx_lane::LaneExit;
 use crate::softlro::SoftLro;
 use crate::softlro::run::Run;
@@ -138,8 +138,14 @@ impl<P: Platform> Eth<P> {
     /// unreadable) there, `Some(None)` for a descriptor to drop (counted), else its good frame.
     #[inline(always)]
     pub(crate) fn ring0_read<C: RxCodec>(&mut self, cur: &Cursor) -> Option<Option<Filled>> {
+        self.ring0_read_in::<C>(self.rx.geometry(), cur)
+    }
+
+    /// [`Eth::ring0_read`] through ring 0's geometry `g` (a constant one folds its arithmetic).
+    #[inline(always)]
+    pub(crate) fn ring0_read_in<C: RxCodec>(&mut self, g: Geometry, cur: &Cursor) -> Option<Option<Filled>> {
         let mut w = [0u32; RX_WORDS];
-        match self.rx.read::<C, P>(&self.p, cur, &mut w) {
+        match g.read::<C, P>(&self.p, cur, &mut w) {
             Ok(true) => {}
             Ok(false) => return None,
             Err(_) => {

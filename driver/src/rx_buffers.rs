@@ -18,10 +18,10 @@
 
 use crate::desc::RxCodec;
 use crate::error::EthError;
-use crate::eth::{Eth, LroMode};
+use crate::eth::{BUF_SIZE, Eth, LroMode, RX_RING};
 use crate::frame::{RxChecksum, RxFrame};
 use crate::platform::{Platform, RxPool};
-use crate::ring::rx::Cursor;
+use crate::ring::rx::{Cursor, Geometry};
 use crate::softlro::SoftLro;
 use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
 
@@ -103,7 +103,16 @@ impl<P: RxPool> Eth<P> {
     #[inline(always)]
     fn ring0_buffers<C: RxCodec>(&mut self, budget: usize, sink: &mut dyn FnMut(Received<'_, P::Buf>)) -> usize {
         let Some(mut cur) = self.ring0_begin(budget) else { return 0 };
-        while cur.done < budget && self.ring0_buffer_step::<C>(&mut cur, sink) {}
+        let mut tally = Tally { mac: u8::MAX, frames: 0, bytes: 0, verified: 0 };
+        // Ring 0's geometry with its size as a constant, so that the ring arithmetic folds.
+        match self.rx.geometry_of::<RX_RING, BUF_SIZE>() {
+            Some(g) => while cur.done < budget && self.ring0_buffer_step::<C>(g, &mut cur, &mut tally, sink) {},
+            None => {
+                let g = self.rx.geometry();
+                while cur.done < budget && self.ring0_buffer_step::<C>(g, &mut cur, &mut tally, sink) {}
+            }
+        }
+        tally.flush(&mut self.stats);
         self.ring0_end(cur)
     }
 
@@ -112,24 +121,71 @@ impl<P: RxPool> Eth<P> {
     /// any other descriptor is handled as [`Eth::poll`] does. False when the ring is empty (or
     /// unreadable) there.
     #[inline(always)]
-    fn ring0_buffer_step<C: RxCodec>(&mut self, cur: &mut Cursor, sink: &mut dyn FnMut(Received<'_, P::Buf>)) -> bool {
-        let Some(f) = self.ring0_read::<C>(cur) else { return false };
+    fn ring0_buffer_step<C: RxCodec>(
+        &mut self,
+        g: Geometry,
+        cur: &mut Cursor,
+        tally: &mut Tally,
+        sink: &mut dyn FnMut(Received<'_, P::Buf>),
+    ) -> bool {
+        let Some(f) = self.ring0_read_in::<C>(g, cur) else { return false };
         let Some(f) = f else {
-            self.ring0_refill::<C>(cur);
+            self.refill_same::<C>(g, cur);
             return true;
         };
         // The ring's buffers are the pool's, whose addresses are 32-bit.
         let Some((fresh, buf)) = self.p.rx_swap(f.buf as u32, f.len) else {
             self.stats.drops.rx_no_buffer += 1;
-            self.ring0_refill::<C>(cur);
+            self.refill_same::<C>(g, cur);
             return true;
         };
-        if !self.rx.refill_with::<C, P>(&self.p, cur, fresh) {
+        if !self.rx.refill_with::<C, P>(g, &self.p, cur, fresh) {
             self.stats.drops.rx_dma_error += 1;
         }
-        self.stats.count_rx(f.mac, f.len, f.checksum);
+        if f.mac != tally.mac {
+            tally.flush(&mut self.stats);
+            tally.mac = f.mac;
+        }
+        tally.frames += 1;
+        tally.bytes += f.len as u64;
+        tally.verified += u64::from(f.checksum == RxChecksum::Verified);
         sink(Received::Buffer(RxBuffer { mac: f.mac, len: f.len, checksum: f.checksum, buf }));
         true
+    }
+
+    /// Hands the descriptor at `cur` back to the DMA with the buffer it has (a frame dropped).
+    #[inline(always)]
+    fn refill_same<C: RxCodec>(&mut self, g: Geometry, cur: &mut Cursor) {
+        let i = cur.i;
+        if !g.refill::<C, P>(&self.p, cur) {
+            self.rx.lost(i);
+            self.stats.drops.rx_dma_error += 1;
+        }
+    }
+}
+
+/// Frames a poll handed up on one MAC since the last MAC change, counted into the statistics
+/// when the MAC changes and at the end of the poll (one update per run, not per frame).
+struct Tally {
+    /// The MAC (`u8::MAX` before the first frame).
+    mac: u8,
+    /// Frames.
+    frames: u64,
+    /// Their bytes.
+    bytes: u64,
+    /// Those of them checksum-verified.
+    verified: u64,
+}
+
+impl Tally {
+    /// Counts the frames in `stats` and starts over.
+    #[inline(never)]
+    fn flush(&mut self, stats: &mut crate::stats::Stats) {
+        if self.frames > 0 {
+            stats.count_rx_many(self.mac, self.verified, self.bytes, RxChecksum::Verified);
+            stats.count_rx_many(self.mac, self.frames - self.verified, 0, RxChecksum::Unverified);
+        }
+        (self.frames, self.bytes, self.verified) = (0, 0, 0);
     }
 }
 

@@ -296,24 +296,25 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
         ok
     }
 
-    /// Hands the descriptor at `cur` back to the DMA (layout `C`) with buffer `addr` in place of
+    /// Hands the descriptor at `cur` (of geometry `g`, this ring's) back to the DMA (layout `C`)
+    /// with buffer `addr` in place of
     /// the one its frame went up in, and moves `cur` past it: the address and control words, in
     /// one access where they are neighbours (both layouts the core handles). The slot's buffer
     /// is `addr` from now on (given back at drop); returns false when the platform refused the
     /// write, which is recorded with [`RxRing::lost`] (the next open posts `addr`).
     #[inline(always)]
-    pub fn refill_with<C: RxCodec, P: Platform>(&mut self, p: &P, cur: &mut Cursor, addr: u32) -> bool {
-        let (i, d) = (cur.i, self.geometry().desc(cur.i));
+    pub fn refill_with<C: RxCodec, P: Platform>(&mut self, g: Geometry, p: &P, cur: &mut Cursor, addr: u32) -> bool {
+        let (i, d) = (cur.i, g.desc(cur.i));
         if let Some(a) = self.addrs.get_mut(i & (SLOTS - 1)) {
             *a = addr;
         }
         let ok = if C::ADDR + 1 == C::CTRL {
-            p.dma_write_words(d + 4 * C::ADDR as u64, &[addr, self.fresh]).is_ok()
+            p.dma_write_words(d + 4 * C::ADDR as u64, &[addr, g.fresh]).is_ok()
         } else {
             p.dma_write_words(d + 4 * C::ADDR as u64, &[addr]).is_ok()
-                && p.dma_write_words(d + 4 * C::CTRL as u64, &[self.fresh]).is_ok()
+                && p.dma_write_words(d + 4 * C::CTRL as u64, &[g.fresh]).is_ok()
         };
-        cur.i = (cur.i + 1) & self.mask;
+        cur.i = (cur.i + 1) & g.mask;
         cur.done += 1;
         if !ok {
             self.lost(i);

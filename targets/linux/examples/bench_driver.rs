@@ -123,10 +123,11 @@ impl DmaMemory for Null<'_> {
     }
 }
 
-/// A received frame's buffer as the stack owns it.
+/// A received frame's buffer as the stack owns it: 8 bytes, as an skb pointer or a buffer index
+/// is (so `rx_swap`'s answer, with the fresh buffer's address, comes back in two registers).
 struct Buf {
     addr: u32,
-    len: usize,
+    len: u32,
 }
 
 /// Zero-copy receive: the pool is a free list of 2 KiB DMA buffers (a page pool's recycling
@@ -141,7 +142,7 @@ impl RxPool for Null<'_> {
     #[inline(never)]
     fn rx_swap(&self, filled: u32, len: usize) -> Option<(u32, Buf)> {
         let fresh = self.0.pool.borrow_mut().pop()?;
-        Some((fresh, Buf { addr: filled, len }))
+        Some((fresh, Buf { addr: filled, len: len as u32 }))
     }
 }
 
@@ -214,7 +215,7 @@ fn rx_poll_zc(
 fn zc_sink_for<'a>(mem: &'a Mem, bytes: &'a mut usize) -> impl FnMut(fe_driver::Received<'_, Buf>) + 'a {
     move |r| match r {
         fe_driver::Received::Buffer(b) => {
-            *bytes += std::hint::black_box(b.buf.len);
+            *bytes += std::hint::black_box(b.buf.len) as usize;
             mem.pool.borrow_mut().push(b.buf.addr);
         }
         fe_driver::Received::Copied(f) => stack(bytes, f.data),
