@@ -158,7 +158,8 @@ pub trait DmaMemory {
 /// Descriptors hold 32-bit addresses, so buffers are lent below 4 GiB (Linux: a 32-bit DMA
 /// mask) and their addresses are `u32`. One call per frame ([`RxPool::rx_swap`]) rather than an
 /// allocation and a take: the frame goes up only once its replacement is certain, and the
-/// receive path makes as many platform calls as the copying one.
+/// receive path makes as many platform calls as the copying one. Keep [`RxPool::Buf`] to 8
+/// bytes (a pointer, an index) where you can: `rx_swap`'s answer then comes back in registers.
 pub trait RxPool: Platform {
     /// What the stack owns once a frame is handed up: an skb or page, an index, a handle.
     type Buf;
