@@ -112,6 +112,8 @@ const fn span<const N: usize>(w: [u32; N]) -> (usize, usize) {
 pub(crate) trait RxCodec {
     /// The word holding `done`, `ls0` and `plen0`: the only one a refill rewrites.
     const CTRL: usize;
+    /// The word holding the buffer address (`addr0`): rewritten when a refill swaps the buffer.
+    const ADDR: usize;
     /// Decodes a filled descriptor.
     fn decode(w: &[u32; RX_WORDS]) -> RxDesc;
     /// The control word of a descriptor handed back with a `len`-byte buffer.
@@ -136,6 +138,11 @@ macro_rules! rx_codec {
                 let (a, _) = span($t::new().with_addr0(u32::MAX).words);
                 // A one-word refill needs the control fields in one word, apart from the address.
                 assert!(lo == hi && a != lo);
+                lo
+            };
+            const ADDR: usize = {
+                let (lo, hi) = span($t::new().with_addr0(u32::MAX).words);
+                assert!(lo == hi);
                 lo
             };
             #[inline(always)]

@@ -600,6 +600,7 @@ impl<P: Platform> Drop for Eth<P> {
             let _ = self.close();
         }
         self.tx.free(&self.p);
+        self.rx_pool_release();
         self.rx.free(&self.p);
         if let Some(l) = &self.lro {
             l.free(&self.p);

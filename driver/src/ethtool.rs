@@ -99,7 +99,7 @@ impl<P: Platform> EthCtl<'_, P> {
         out("sw_rx_packets", c.rx_frames);
         out("sw_rx_bytes", c.rx_bytes);
         let d = &s.drops;
-        let sw: [(&'static str, u64); 23] = [
+        let sw: [(&'static str, u64); 24] = [
             ("rx_csum_verified", s.rx_csum_verified),
             ("rx_csum_unverified", s.rx_csum_unverified),
             ("tx_drop_ring_full", d.tx_ring_full),
@@ -116,6 +116,7 @@ impl<P: Platform> EthCtl<'_, P> {
             ("rx_drop_bad_port", d.rx_bad_port),
             ("rx_drop_teardown", d.rx_teardown),
             ("rx_drop_dma_error", d.rx_dma_error),
+            ("rx_drop_no_buffer", d.rx_no_buffer),
             ("tx_timeout_resets", self.resets),
             ("hw_lro_frames", s.hw_lro_frames),
             ("hw_lro_segments", s.hw_lro_segments),

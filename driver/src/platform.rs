@@ -29,6 +29,16 @@
 //!   spinlock, `regmap_update_bits`). Other registers are written by one context at a time.
 //! * **Lifetime.** Everything the core allocates with [`DmaMemory::dma_alloc`] it gives back
 //!   with [`DmaMemory::dma_free`] when the driver is dropped, after the engines are stopped.
+//! * **Lent RX buffers (zero-copy receive, [`RxPool`]).** A platform with a buffer pool lends
+//!   ring 0 one buffer per descriptor ([`RxPool::rx_alloc`]). A buffer is the engine's while
+//!   its descriptor is posted, the core's from the done bit on, and then either the stack's
+//!   ([`RxPool::rx_swap`], called after the descriptor's read barrier, so the engine's writes
+//!   to the buffer are visible once the platform has synced it for the CPU; the fresh buffer
+//!   it returns is posted in its place, published by the poll's write barrier and doorbell) or
+//!   posted again as it is (the pool was empty: the frame is dropped). The core never reads
+//!   such a buffer's bytes on the zero-copy path, never trusts the address word the engine
+//!   writes back (it keeps each slot's address itself), and gives back every buffer it still
+//!   holds with [`DmaMemory::rx_release`] when the driver is dropped.
 //!
 //! The simulator enforces this contract: its DMA writes sit in a write buffer until the next
 //! write barrier (a doorbell rung before it is reported, and the engine sees stale words), and a
@@ -69,6 +79,14 @@ pub trait DmaMemory {
     fn dma_alloc(&self, size: usize, align: usize) -> Option<u64>;
     /// Gives back `size` bytes at `addr` that [`DmaMemory::dma_alloc`] returned.
     fn dma_free(&self, addr: u64, size: usize);
+    /// Gives back a `size`-byte buffer of the platform's RX pool ([`RxPool::rx_alloc`]) that
+    /// was never handed up: the ring's buffers when the driver is dropped, one refused above
+    /// 4 GiB. A platform with an [`RxPool`] must implement it; the default does nothing, for
+    /// platforms without one (they never lend a buffer, so never get the call). It lives here,
+    /// not in [`RxPool`], because the driver's `Drop` serves every platform.
+    fn rx_release(&self, addr: u64, size: usize) {
+        let _ = (addr, size);
+    }
     /// Write barrier: DMA memory writes before it are visible to the engine before any MMIO
     /// write after it (Linux `dma_wmb()`).
     fn dma_wmb(&self);
@@ -127,6 +145,39 @@ pub trait DmaMemory {
         }
         Ok(())
     }
+}
+
+/// A pool of RX buffers the platform lends ring 0, for zero-copy receive
+/// ([`crate::Eth::poll_buffers`]); its part of the DMA contract is in the
+/// [module documentation](self).
+///
+/// A Linux platform maps it onto a page pool: `rx_alloc` is `page_pool_dev_alloc_pages` and
+/// its DMA address; `rx_swap` is that for the fresh buffer, then `dma_sync_single_for_cpu` and
+/// `build_skb` over the filled one (the skb is [`RxPool::Buf`]); [`DmaMemory::rx_release`]
+/// (which a pool platform implements too) is `page_pool_put_full_page`. The platform keeps the
+/// headroom and tailroom `build_skb` needs around the address it lends. A firmware can lend
+/// indices into a static buffer array. Buffers the stack got go back to the pool through the
+/// stack (`kfree_skb`), not through the core.
+///
+/// Descriptors hold 32-bit addresses, so buffers are lent below 4 GiB (Linux: a 32-bit DMA
+/// mask) and their addresses are `u32`. One call per frame ([`RxPool::rx_swap`]) rather than an
+/// allocation and a take: the frame goes up only once its replacement is certain, and the
+/// receive path makes as many platform calls as the copying one. Keep [`RxPool::Buf`] to 8
+/// bytes (a pointer, an index) where you can: `rx_swap`'s answer then comes back in registers.
+pub trait RxPool: Platform {
+    /// What the stack owns once a frame is handed up: an skb or page, an index, a handle.
+    type Buf;
+    /// A fresh buffer of at least `size` bytes for the engine to fill (its DMA address, synced
+    /// for the device); `None` when the pool is empty. Used to fill the ring at
+    /// [`crate::Eth::rx_pool_attach`]; [`RxPool::rx_swap`] lends buffers of the same size.
+    fn rx_alloc(&self, size: usize) -> Option<u32>;
+    /// The buffer at `filled` holds a received frame of `len` bytes from its start: when the
+    /// pool has a fresh buffer (of the ring's size), the filled one becomes the stack's
+    /// (returned as [`RxPool::Buf`]) with the fresh one's address; otherwise `None` and nothing
+    /// changes (the frame is dropped and its buffer posted again). Called after the
+    /// descriptor's read barrier: the platform syncs the filled buffer for the CPU here where
+    /// its DMA is not coherent.
+    fn rx_swap(&self, filled: u32, len: usize) -> Option<(u32, Self::Buf)>;
 }
 
 /// Words the default word accessors move per byte access (a 32-byte stack buffer).

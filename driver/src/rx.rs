@@ -10,7 +10,7 @@ use crate::eth::{BUF_SIZE, Eth, LroMode};
 use crate::frame::{RxChecksum, RxFrame};
 use crate::handles::EthRx;
 use crate::platform::Platform;
-use crate::ring::rx::Cursor;
+use crate::ring::rx::{Cursor, Geometry};
 use crate::rx_lane::LaneExit;
 use crate::softlro::SoftLro;
 use crate::softlro::run::Run;
@@ -21,15 +21,15 @@ const HEAD: usize = 128;
 
 /// A filled descriptor of ring 0 holding a good frame.
 #[derive(Clone, Copy, Debug)]
-struct Filled {
+pub(crate) struct Filled {
     /// Physical address of its buffer.
-    buf: u64,
+    pub(crate) buf: u64,
     /// Its length.
-    len: usize,
+    pub(crate) len: usize,
     /// MAC it arrived on.
-    mac: u8,
+    pub(crate) mac: u8,
     /// Its checksum verdict.
-    checksum: RxChecksum,
+    pub(crate) checksum: RxChecksum,
 }
 
 impl<P: Platform> Eth<P> {
@@ -88,7 +88,7 @@ impl<P: Platform> EthRx<'_, P> {
 
     /// Ring 0 in layout `C`: hands each good frame's buffer to `frame`.
     #[inline(always)]
-    fn ring0<C: RxCodec>(&mut self, budget: usize, mut frame: impl FnMut(&mut Self, Filled)) -> usize {
+    pub(crate) fn ring0<C: RxCodec>(&mut self, budget: usize, mut frame: impl FnMut(&mut Self, Filled)) -> usize {
         let Some(mut cur) = self.ring0_begin(budget) else { return 0 };
         while cur.done < budget && self.ring0_step::<C>(&mut cur, &mut frame) {}
         self.ring0_end(cur)
@@ -133,7 +133,7 @@ impl<P: Platform> EthRx<'_, P> {
     /// Starts a poll of ring 0 (acknowledges its interrupt): where it is, unless the interface
     /// is closed or the budget is 0.
     #[inline(always)]
-    fn ring0_begin(&mut self, budget: usize) -> Option<Cursor> {
+    pub(crate) fn ring0_begin(&mut self, budget: usize) -> Option<Cursor> {
         if !self.open || budget == 0 {
             return None;
         }
@@ -144,14 +144,36 @@ impl<P: Platform> EthRx<'_, P> {
     /// Handles the next descriptor of ring 0, handing a good frame to `frame`; false when the
     /// ring is empty (or unreadable) there.
     #[inline(always)]
-    fn ring0_step<C: RxCodec>(&mut self, cur: &mut Cursor, frame: &mut impl FnMut(&mut Self, Filled)) -> bool {
+    pub(crate) fn ring0_step<C: RxCodec>(
+        &mut self,
+        cur: &mut Cursor,
+        frame: &mut impl FnMut(&mut Self, Filled),
+    ) -> bool {
+        let Some(f) = self.ring0_read::<C>(cur) else { return false };
+        if let Some(f) = f {
+            frame(self, f);
+        }
+        self.ring0_refill::<C>(cur);
+        true
+    }
+
+    /// Reads the descriptor at `cur` (not consuming it): `None` when the ring is empty (or
+    /// unreadable) there, `Some(None)` for a descriptor to drop (counted), else its good frame.
+    #[inline(always)]
+    pub(crate) fn ring0_read<C: RxCodec>(&mut self, cur: &Cursor) -> Option<Option<Filled>> {
+        self.ring0_read_in::<C>(self.rx.geometry(), cur)
+    }
+
+    /// [`Eth::ring0_read`] through ring 0's geometry `g` (a constant one folds its arithmetic).
+    #[inline(always)]
+    pub(crate) fn ring0_read_in<C: RxCodec>(&mut self, g: Geometry, cur: &Cursor) -> Option<Option<Filled>> {
         let mut w = [0u32; RX_WORDS];
-        match self.rx.read::<C, P>(self.p, cur, &mut w) {
+        match g.read::<C, P>(self.p, cur, &mut w) {
             Ok(true) => {}
-            Ok(false) => return false,
+            Ok(false) => return None,
             Err(_) => {
                 self.sh.stats.drops.rx_dma_error.add(1);
-                return false;
+                return None;
             }
         }
         let d = C::decode(&w);
@@ -161,12 +183,11 @@ impl<P: Platform> EthRx<'_, P> {
         } else if let Some(mac) = self.rx_mac(d.src_port) {
             let checksum =
                 if self.sh.rx_checksum() && d.l4_valid { RxChecksum::Verified } else { RxChecksum::Unverified };
-            frame(self, Filled { buf: self.rx.buf_addr(cur.i), len, mac, checksum });
+            return Some(Some(Filled { buf: self.rx.buf_addr(cur.i), len, mac, checksum }));
         } else {
             self.sh.stats.drops.rx_bad_port.add(1);
         }
-        self.ring0_refill::<C>(cur);
-        true
+        Some(None)
     }
 
     /// Hands the descriptor at `cur` back to the DMA and moves `cur` past it.
@@ -180,13 +201,13 @@ impl<P: Platform> EthRx<'_, P> {
     /// Ends a poll of ring 0 at `cur`: publishes the refilled descriptors and tells the DMA how
     /// far the CPU got. Returns how many descriptors the poll consumed.
     #[inline(always)]
-    fn ring0_end(&mut self, cur: Cursor) -> usize {
+    pub(crate) fn ring0_end(&mut self, cur: Cursor) -> usize {
         self.rx.publish(self.p, cur)
     }
 
     /// Copies the frame out and hands it to `sink`.
     #[inline(always)]
-    fn deliver(&mut self, f: Filled, sink: &mut dyn FnMut(RxFrame<'_>)) {
+    pub(crate) fn deliver(&mut self, f: Filled, sink: &mut dyn FnMut(RxFrame<'_>)) {
         let Some(data) = self.scratch.get_mut(..f.len) else { return };
         if self.p.dma_read(f.buf, data).is_err() {
             self.sh.stats.drops.rx_dma_error.add(1);

@@ -100,7 +100,7 @@ impl<P: Platform> EthRx<'_, P> {
             if w.iter().zip(C::FRAME).zip(frame).any(|((w, m), f)| w & m != f) {
                 break LaneExit::Other;
             }
-            let buf = g.buf(c.i);
+            let buf = self.rx.buf_addr(c.i);
             // Header bytes past `off` stay from earlier frames; the compare masks them.
             if self.p.dma_read(buf, h.get_mut(..off).unwrap_or_default()).is_err() || !pred.matches::<L2, V6, TS>(&h) {
                 break LaneExit::Other;

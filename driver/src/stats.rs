@@ -114,6 +114,9 @@ counters! {
         rx_teardown,
         /// RX: a DMA access was refused.
         rx_dma_error,
+        /// RX: zero-copy receive found the platform's buffer pool empty; the frame was dropped
+        /// and its buffer posted again.
+        rx_no_buffer,
         /// Hardware LRO did not confirm a relinquish in time (its aggregates may be lost).
         lro_relinquish_timeout,
     }
@@ -138,7 +141,7 @@ impl Drops {
     /// Every RX drop.
     #[must_use]
     pub fn rx_total(&self) -> u64 {
-        self.rx_bad_descriptor + self.rx_bad_port + self.rx_teardown + self.rx_dma_error
+        self.rx_bad_descriptor + self.rx_bad_port + self.rx_teardown + self.rx_dma_error + self.rx_no_buffer
     }
 }
 

@@ -20,7 +20,7 @@ pub const MAX_LRO_BUF: usize = 16384;
 #[derive(Debug)]
 pub(crate) struct LroRings {
     pub(crate) caps: HwLro,
-    pub(crate) rings: [Option<RxRing>; MAX_LRO_RINGS],
+    pub(crate) rings: [Option<RxRing<MAX_LRO_RING_SIZE>>; MAX_LRO_RINGS],
 }
 
 impl LroRings {
@@ -74,6 +74,6 @@ impl LroRings {
 
     /// Buffers the engine holds.
     pub(crate) fn engine_held(&self) -> usize {
-        self.rings.iter().flatten().map(RxRing::engine_held).sum()
+        self.rings.iter().flatten().map(RxRing::<MAX_LRO_RING_SIZE>::engine_held).sum()
     }
 }

@@ -5,9 +5,15 @@
 //! done bit read first, then a read barrier, then its other words), [`RxRing::refill`] hands it
 //! back to the DMA, and [`RxRing::publish`] ends the poll with a write barrier and the CPU-index
 //! doorbell. [`RxRing::teardown`] counts what was received and not polled, at close.
+//!
+//! The ring keeps the buffer address of each slot itself (as Linux keeps `rx_data[i]`) and never
+//! trusts the address word the engine writes back. The buffers are the ring's own block (one
+//! allocation, `buf_size` bytes per slot) until [`RxRing::attach_pool`] lends each slot a
+//! platform pool buffer instead; from then on a poll may swap a filled slot's buffer for a fresh
+//! one ([`RxRing::refill_with`]: the address word with the control word).
 
 use crate::desc::{self, RX_WORDS, RxCodec};
-use crate::platform::{DmaError, Platform};
+use crate::platform::{DmaError, Platform, RxPool};
 use crate::ring::{AllocError, MAX_RING, alloc32};
 use fe_regs::bus::{RegSpec, Rw};
 use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
@@ -33,14 +39,12 @@ pub struct Cursor {
     pub done: usize,
 }
 
-/// Where an RX ring's descriptors and buffers are: a `Copy` view a poll loop keeps in
-/// registers while it walks the ring (the ring's state stays in [`RxRing`]).
+/// Where an RX ring's descriptors are: a `Copy` view a poll loop keeps in registers while it
+/// walks the ring (the ring's state, and each slot's buffer address, stay in [`RxRing`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Geometry {
     base: u64,
-    bufs: u64,
     mask: usize,
-    buf_size: usize,
     /// The control word of a descriptor handed back (its buffer length, not done).
     fresh: u32,
 }
@@ -54,16 +58,9 @@ impl Geometry {
         self.base + ((i & self.mask) * RX_WORDS * 4) as u64
     }
 
-    /// Physical address of descriptor `i`'s buffer.
-    #[inline(always)]
-    #[must_use]
-    pub fn buf(&self, i: usize) -> u64 {
-        self.bufs + ((i & self.mask) * self.buf_size) as u64
-    }
-
     /// Reads the descriptor at `cur` into `w` if the DMA has filled it, in the order the DMA
     /// contract asks (done bit, read barrier, the rest); false when the ring is empty there.
-    /// Decode `w` with the layout's codec; the frame is in [`Geometry::buf`]`(cur.i)`.
+    /// Decode `w` with the layout's codec; the frame is in [`RxRing::buf_addr`]`(cur.i)`.
     #[inline(always)]
     pub fn read<C: RxCodec, P: Platform>(
         &self,
@@ -87,11 +84,14 @@ impl Geometry {
     }
 }
 
-/// An RX ring and its buffers.
+/// An RX ring of at most `SLOTS` descriptors and its buffers.
 #[derive(Debug)]
-pub struct RxRing {
+pub struct RxRing<const SLOTS: usize = MAX_RING> {
     base: u64,
-    bufs: u64,
+    /// The ring's own buffer block (`buf_size` bytes per slot), until a pool lends the buffers.
+    block: Option<u64>,
+    /// Each slot's buffer address (descriptors hold 32-bit addresses).
+    addrs: [u32; SLOTS],
     size: usize,
     /// `size - 1`: sizes are powers of two, so ring arithmetic is a mask.
     mask: usize,
@@ -109,9 +109,9 @@ pub struct RxRing {
     next: usize,
 }
 
-impl RxRing {
-    /// A ring of `size` descriptors (a power of two up to [`MAX_RING`]; others are rounded
-    /// down) in `layout` with `buf_size`-byte buffers, driven through `regs`, allocated from `p`.
+impl<const SLOTS: usize> RxRing<SLOTS> {
+    /// A ring of `size` descriptors (a power of two up to `SLOTS`; others are rounded down) in
+    /// `layout` with `buf_size`-byte buffers, driven through `regs`, allocated from `p`.
     pub fn new<P: Platform>(
         p: &P,
         layout: DescriptorLayout,
@@ -119,21 +119,88 @@ impl RxRing {
         buf_size: usize,
         regs: RxRegs,
     ) -> Result<Self, AllocError> {
-        let size = 1 << size.clamp(1, MAX_RING).ilog2();
+        let size = 1 << size.clamp(1, SLOTS.max(1)).ilog2();
         let base = alloc32(p, RX_WORDS * 4 * size, 16)?;
         let bufs = alloc32(p, buf_size * size, 64).inspect_err(|_| p.dma_free(base, RX_WORDS * 4 * size))?;
+        // Below 4 GiB (alloc32), so every slot's address fits its 32-bit word.
+        let addrs = core::array::from_fn(|i| if i < size { (bufs + (i * buf_size) as u64) as u32 } else { 0 });
         let plen = buf_size.min(usize::from(u16::MAX)) as u16;
         let fresh = match layout {
             DescriptorLayout::RxV2 => <RxV2 as RxCodec>::fresh_ctrl(plen),
             _ => <RxV1 as RxCodec>::fresh_ctrl(plen),
         };
-        Ok(RxRing { base, bufs, size, mask: size - 1, buf_size, plen, fresh, layout, regs, held: 0, next: 0 })
+        Ok(RxRing {
+            base,
+            block: Some(bufs),
+            addrs,
+            size,
+            mask: size - 1,
+            buf_size,
+            plen,
+            fresh,
+            layout,
+            regs,
+            held: 0,
+            next: 0,
+        })
     }
 
-    /// Returns the ring's DMA memory to the platform (the engine must hold none of it).
+    /// Returns the ring's own DMA memory to the platform (the engine must hold none of it).
+    /// Buffers a pool lent stay in the slots: give them back first with
+    /// [`RxRing::release_pool`].
     pub fn free<P: Platform>(&self, p: &P) {
         p.dma_free(self.base, RX_WORDS * 4 * self.size);
-        p.dma_free(self.bufs, self.buf_size * self.size);
+        if let Some(bufs) = self.block {
+            p.dma_free(bufs, self.buf_size * self.size);
+        }
+    }
+
+    /// Whether the slots hold buffers a pool lent ([`RxRing::attach_pool`]).
+    #[must_use]
+    pub fn pooled(&self) -> bool {
+        self.block.is_none()
+    }
+
+    /// Lends every slot a buffer of `p`'s pool in place of the ring's own block, which goes
+    /// back to the platform (while the engine holds none: at close). Nothing changes when the
+    /// pool cannot lend them all (what it lent goes back).
+    pub fn attach_pool<P: RxPool>(&mut self, p: &P) -> Result<(), AllocError> {
+        let Some(bufs) = self.block else { return Ok(()) };
+        let mut lent = [0u32; SLOTS];
+        for i in 0..self.size {
+            let got = p.rx_alloc(self.buf_size).ok_or(AllocError::Exhausted { size: self.buf_size });
+            let got = got.and_then(|a| match a.checked_add(self.buf_size as u32) {
+                Some(_) => Ok(a),
+                None => {
+                    p.rx_release(u64::from(a), self.buf_size);
+                    Err(AllocError::Above4G { addr: u64::from(a) })
+                }
+            });
+            match got {
+                Ok(a) => lent[i] = a,
+                Err(e) => {
+                    for a in &lent[..i] {
+                        p.rx_release(u64::from(*a), self.buf_size);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        p.dma_free(bufs, self.buf_size * self.size);
+        self.block = None;
+        self.addrs = lent;
+        Ok(())
+    }
+
+    /// Gives every buffer a pool lent back (when the driver is dropped, after close); the ring
+    /// must not be used afterwards but to [`RxRing::free`] it.
+    pub fn release_pool<P: Platform>(&mut self, p: &P) {
+        if self.block.is_none() {
+            for a in self.addrs.iter_mut().take(self.size) {
+                p.rx_release(u64::from(*a), self.buf_size);
+                *a = 0;
+            }
+        }
     }
 
     /// Bytes of each buffer.
@@ -146,7 +213,7 @@ impl RxRing {
     #[inline(always)]
     #[must_use]
     pub fn geometry(&self) -> Geometry {
-        Geometry { base: self.base, bufs: self.bufs, mask: self.mask, buf_size: self.buf_size, fresh: self.fresh }
+        Geometry { base: self.base, mask: self.mask, fresh: self.fresh }
     }
 
     /// [`RxRing::geometry`] of a ring known to have `SIZE` descriptors of `BUF` bytes (ring 0),
@@ -156,18 +223,18 @@ impl RxRing {
     pub fn geometry_of<const SIZE: usize, const BUF: usize>(&self) -> Option<Geometry> {
         (self.size == SIZE && self.buf_size == BUF).then_some(Geometry {
             base: self.base,
-            bufs: self.bufs,
             mask: SIZE - 1,
-            buf_size: BUF,
             fresh: self.fresh,
         })
     }
 
-    /// Physical address of descriptor `i`'s buffer.
+    /// Physical address of descriptor `i`'s buffer, as the ring keeps it (never the address word
+    /// the engine wrote back).
     #[inline(always)]
     #[must_use]
     pub fn buf_addr(&self, i: usize) -> u64 {
-        self.geometry().buf(i)
+        // SLOTS is a power of two at least the ring's size, so the mask only spares a bound check.
+        u64::from(self.addrs.get(i & (SLOTS - 1)).copied().unwrap_or_default())
     }
 
     /// Descriptor `i` could not be handed back: it stays the driver's, and the ring is one
@@ -188,7 +255,7 @@ impl RxRing {
     pub fn reset<P: Platform>(&mut self, p: &P) -> Result<(), DmaError> {
         let g = self.geometry();
         for i in 0..self.size {
-            p.dma_write_words(g.desc(i), &desc::rx_fresh(self.layout, g.buf(i) as u32, self.plen))?;
+            p.dma_write_words(g.desc(i), &desc::rx_fresh(self.layout, self.buf_addr(i) as u32, self.plen))?;
             self.held = i + 1;
         }
         self.next = 0;
@@ -223,6 +290,32 @@ impl RxRing {
     pub fn refill<C: RxCodec, P: Platform>(&mut self, p: &P, cur: &mut Cursor) -> bool {
         let i = cur.i;
         let ok = self.geometry().refill::<C, P>(p, cur);
+        if !ok {
+            self.lost(i);
+        }
+        ok
+    }
+
+    /// Hands the descriptor at `cur` (of geometry `g`, this ring's) back to the DMA (layout `C`)
+    /// with buffer `addr` in place of
+    /// the one its frame went up in, and moves `cur` past it: the address and control words, in
+    /// one access where they are neighbours (both layouts the core handles). The slot's buffer
+    /// is `addr` from now on (given back at drop); returns false when the platform refused the
+    /// write, which is recorded with [`RxRing::lost`] (the next open posts `addr`).
+    #[inline(always)]
+    pub fn refill_with<C: RxCodec, P: Platform>(&mut self, g: Geometry, p: &P, cur: &mut Cursor, addr: u32) -> bool {
+        let (i, d) = (cur.i, g.desc(cur.i));
+        if let Some(a) = self.addrs.get_mut(i & (SLOTS - 1)) {
+            *a = addr;
+        }
+        let ok = if C::ADDR + 1 == C::CTRL {
+            p.dma_write_words(d + 4 * C::ADDR as u64, &[addr, g.fresh]).is_ok()
+        } else {
+            p.dma_write_words(d + 4 * C::ADDR as u64, &[addr]).is_ok()
+                && p.dma_write_words(d + 4 * C::CTRL as u64, &[g.fresh]).is_ok()
+        };
+        cur.i = (cur.i + 1) & g.mask;
+        cur.done += 1;
         if !ok {
             self.lost(i);
         }

@@ -5,12 +5,14 @@
 //! the driver's functions. `scripts/bench-driver` runs it under callgrind, collecting only inside
 //! `xmit`, `reclaim` and `poll`, for two frame counts, and reports the difference per frame.
 //!
-//! Usage: `bench_driver tx|txburst|rx|rxsoft FRAME_BYTES N` (`rxsoft`: RX through SoftLRO, one bulk
-//! TCP flow, so every frame is merged).
+//! Usage: `bench_driver tx|txburst|rx|rxsoft|rxzc|rxzcsoft FRAME_BYTES N` (`rxsoft`: RX through
+//! SoftLRO, one bulk TCP flow, so every frame is merged; `rxzc`: zero-copy RX, each frame handed
+//! up in its DMA buffer from the platform's pool (`Eth::poll_buffers`), the stack giving it back
+//! to the pool; `rxzcsoft`: SoftLRO on the pooled ring (`Eth::poll_buffers_coalesced`)).
 
 use fe_driver::dt;
 use fe_driver::eth::Eth;
-use fe_driver::platform::{Clock, DmaError, DmaMemory, Platform};
+use fe_driver::platform::{Clock, DmaError, DmaMemory, Platform, RxPool};
 use fe_regs::bus::Bus;
 use std::cell::{Cell, RefCell};
 
@@ -24,6 +26,8 @@ struct Mem {
     dma: RefCell<Vec<u8>>,
     next: Cell<usize>,
     now: Cell<u64>,
+    /// The RX pool: free buffers' addresses (a page pool's recycling ring).
+    pool: RefCell<Vec<u32>>,
 }
 
 #[derive(Clone, Copy)]
@@ -59,6 +63,10 @@ impl DmaMemory for Null<'_> {
     }
     #[inline(never)]
     fn dma_free(&self, _addr: u64, _size: usize) {}
+    #[inline(never)]
+    fn rx_release(&self, addr: u64, _size: usize) {
+        self.0.pool.borrow_mut().push(addr as u32);
+    }
     // Barriers as a real platform has them: on x86_64 both are compiler fences (stores are not
     // reordered with stores, nor loads with loads), on arm64 `dmb oshst` / `dmb oshld`.
     #[inline(never)]
@@ -115,6 +123,29 @@ impl DmaMemory for Null<'_> {
     }
 }
 
+/// A received frame's buffer as the stack owns it: 8 bytes, as an skb pointer or a buffer index
+/// is (so `rx_swap`'s answer, with the fresh buffer's address, comes back in two registers).
+struct Buf {
+    addr: u32,
+    len: u32,
+}
+
+/// Zero-copy receive: the pool is a free list of 2 KiB DMA buffers (a page pool's recycling
+/// ring); handing a filled buffer over is passing its address and length (memory is coherent
+/// here, so there is nothing to sync).
+impl RxPool for Null<'_> {
+    type Buf = Buf;
+    #[inline(never)]
+    fn rx_alloc(&self, _size: usize) -> Option<u32> {
+        self.0.pool.borrow_mut().pop()
+    }
+    #[inline(never)]
+    fn rx_swap(&self, filled: u32, len: usize) -> Option<(u32, Buf)> {
+        let fresh = self.0.pool.borrow_mut().pop()?;
+        Some((fresh, Buf { addr: filled, len: len as u32 }))
+    }
+}
+
 impl Clock for Null<'_> {
     #[inline(never)]
     fn now_ns(&self) -> u64 {
@@ -166,12 +197,37 @@ fn sink_for(bytes: &mut usize) -> impl FnMut(fe_driver::RxFrame<'_>) + '_ {
     move |f| stack(bytes, f.data)
 }
 
+/// One zero-copy RX poll (`poll_buffers_coalesced`, which is `poll_buffers` while coalescing is
+/// off): the entry point `scripts/bench-driver` collects in for `rxzc` and `rxzcsoft`.
+#[inline(never)]
+fn rx_poll_zc(
+    eth: &mut Eth<Null<'_>>,
+    lro: &mut fe_driver::softlro::SoftLro<'_>,
+    mem: &Mem,
+    bytes: &mut usize,
+) -> usize {
+    eth.poll_buffers_coalesced(BUDGET, lro, &mut zc_sink_for(mem, bytes))
+}
+
+/// The stack's entry for zero-copy receive: a frame in its buffer is taken (its length, the
+/// bytes untouched, as a stack handing the buffer on would) and the buffer recycled to the pool;
+/// a copied aggregate goes to `stack`.
+fn zc_sink_for<'a>(mem: &'a Mem, bytes: &'a mut usize) -> impl FnMut(fe_driver::Received<'_, Buf>) + 'a {
+    move |r| match r {
+        fe_driver::Received::Buffer(b) => {
+            *bytes += std::hint::black_box(b.buf.len) as usize;
+            mem.pool.borrow_mut().push(b.buf.addr);
+        }
+        fe_driver::Received::Copied(f) => stack(bytes, f.data),
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (mode, len, n) = match args.as_slice() {
         [_, m, l, n] => (m.clone(), l.parse::<usize>().expect("FRAME_BYTES"), n.parse::<usize>().expect("N")),
         _ => {
-            eprintln!("usage: bench_driver tx|txburst|rx|rxsoft FRAME_BYTES N");
+            eprintln!("usage: bench_driver tx|txburst|rx|rxsoft|rxzc|rxzcsoft FRAME_BYTES N");
             std::process::exit(2);
         }
     };
@@ -184,6 +240,7 @@ fn main() {
         dma: RefCell::new(Vec::new()),
         next: Cell::new(0),
         now: Cell::new(0),
+        pool: RefCell::new(Vec::new()),
     };
     let mut eth = Eth::new(&plat, Null(&mem)).expect("new");
     eth.open().expect("open");
@@ -232,8 +289,19 @@ fn main() {
                 eth.reclaim();
             }
         }
-        "rx" | "rxsoft" => {
-            if mode == "rxsoft" {
+        "rx" | "rxsoft" | "rxzc" | "rxzcsoft" => {
+            let zc = mode.starts_with("rxzc");
+            if zc {
+                // The pool: a ring's worth of buffers and as many again for the stack to hold.
+                for _ in 0..2 * fe_driver::eth::RX_RING {
+                    let a = Null(&mem).dma_alloc(fe_driver::eth::BUF_SIZE, 64).expect("pool");
+                    mem.pool.borrow_mut().push(u32::try_from(a).expect("pool below 4 GiB"));
+                }
+                eth.close().expect("close");
+                eth.rx_pool_attach().expect("attach");
+                eth.open().expect("open");
+            }
+            if mode.ends_with("soft") {
                 let f = fe_driver::Features { lro: fe_driver::LroMode::Soft, ..eth.features() };
                 eth.set_features(f).expect("soft lro");
             }
@@ -257,7 +325,11 @@ fn main() {
                     dma_idx = (dma_idx + 1) % size;
                     filled += 1;
                 }
-                let got = rx_poll(&mut eth, &mut lro, &mut sink_bytes);
+                let got = if zc {
+                    rx_poll_zc(&mut eth, &mut lro, &mem, &mut sink_bytes)
+                } else {
+                    rx_poll(&mut eth, &mut lro, &mut sink_bytes)
+                };
                 left -= got;
             }
         }

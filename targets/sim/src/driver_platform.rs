@@ -1,9 +1,12 @@
 //! The simulator as the driver core's platform (feature `driver`): registers through its buses,
 //! DMA through its memory as a weakly ordered CPU sees it (write buffer, read ordering: see
-//! `ordering.rs`), time through its simulated clock (a delay advances the model).
+//! `ordering.rs`), time through its simulated clock (a delay advances the model), and a pool of
+//! RX buffers for zero-copy receive carved from DMA memory (so `Sim::dma_in_use` counts them).
 
 use crate::engine::{Sim, SimBus};
-use fe_driver::platform::{Clock, DmaError, DmaMemory, Platform};
+use alloc::vec;
+use alloc::vec::Vec;
+use fe_driver::platform::{Clock, DmaError, DmaMemory, Platform, RxPool};
 
 /// A [`Sim`] as a [`Platform`] for `fe_driver::Eth`.
 #[derive(Clone, Copy, Debug)]
@@ -15,6 +18,9 @@ impl DmaMemory for SimPlatform<'_> {
     }
     fn dma_free(&self, addr: u64, size: usize) {
         self.0.dma_free(addr, size);
+    }
+    fn rx_release(&self, addr: u64, _size: usize) {
+        self.0.dma_free(addr, RX_POOL_BUF);
     }
     fn dma_wmb(&self) {
         self.0.dma_wmb();
@@ -47,5 +53,55 @@ impl<'a> Platform for SimPlatform<'a> {
     }
     fn ethsys(&self) -> SimBus<'a> {
         self.0.ethsys()
+    }
+}
+
+/// Bytes of every buffer of the simulator's RX pool (the driver asks for its RX buffer size).
+pub const RX_POOL_BUF: usize = fe_driver::eth::BUF_SIZE;
+
+/// A received frame's buffer the driver handed up (zero-copy receive): the stack's until it
+/// gives it back with [`SimPlatform::rx_recycle`].
+#[derive(Debug, PartialEq, Eq)]
+pub struct SimRxBuf {
+    /// Physical address of the buffer (the frame starts there).
+    pub addr: u64,
+    /// Bytes of the frame.
+    pub len: usize,
+}
+
+impl SimPlatform<'_> {
+    /// The frame in `buf`, read as the CPU sees DMA memory.
+    #[must_use]
+    pub fn rx_bytes(&self, buf: &SimRxBuf) -> Vec<u8> {
+        let mut out = vec![0; buf.len];
+        // A buffer the driver handed up lies in DMA memory; an empty frame reads as nothing.
+        if self.0.cpu_read_into(buf.addr, &mut out).is_err() {
+            out.clear();
+        }
+        out
+    }
+
+    /// The stack is done with `buf`: it goes back to the pool (DMA memory).
+    pub fn rx_recycle(&self, buf: SimRxBuf) {
+        self.0.dma_free(buf.addr, RX_POOL_BUF);
+    }
+}
+
+/// The pool is DMA memory itself: a buffer is an allocation of [`RX_POOL_BUF`] bytes, so
+/// running the model's memory out empties the pool, and every buffer not given back shows in
+/// `Sim::dma_in_use`.
+impl RxPool for SimPlatform<'_> {
+    type Buf = SimRxBuf;
+    fn rx_alloc(&self, size: usize) -> Option<u32> {
+        if size > RX_POOL_BUF {
+            return None;
+        }
+        let a = self.0.dma_alloc(RX_POOL_BUF, 64)?;
+        // The model's memory lies below 4 GiB; a buffer above could not be lent.
+        u32::try_from(a).inspect_err(|_| self.0.dma_free(a, RX_POOL_BUF)).ok()
+    }
+    fn rx_swap(&self, filled: u32, len: usize) -> Option<(u32, SimRxBuf)> {
+        let fresh = self.rx_alloc(RX_POOL_BUF)?;
+        Some((fresh, SimRxBuf { addr: u64::from(filled), len }))
     }
 }
