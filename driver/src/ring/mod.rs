@@ -9,8 +9,11 @@
 //! reads a descriptor's other words only after a read barrier that follows its done bit (see
 //! the contract in [`crate::platform`]).
 
+pub mod fq;
 pub mod lro;
+pub mod mem;
 pub mod rx;
+pub mod sram;
 pub mod tx;
 
 pub use crate::error::AllocError;

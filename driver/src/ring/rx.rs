@@ -8,10 +8,14 @@
 
 use crate::desc::{self, RX_WORDS, RxCodec};
 use crate::platform::{DmaError, Platform};
+use crate::ring::mem::{DescMem, Place};
 use crate::ring::{AllocError, MAX_RING, alloc32};
 use fe_regs::bus::{RegSpec, Rw};
 use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
 use fe_regs::values::{PdmaPcrxPtr, PdmaRxCntCfg, PdmaRxPtr};
+
+/// Descriptors in PDMA RX ring 0.
+pub const RX_RING: usize = 256;
 
 /// The PDMA registers of one RX ring.
 #[derive(Clone, Copy, Debug)]
@@ -37,6 +41,7 @@ pub struct Cursor {
 /// registers while it walks the ring (the ring's state stays in [`RxRing`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Geometry {
+    mem: DescMem,
     base: u64,
     bufs: u64,
     mask: usize,
@@ -71,7 +76,7 @@ impl Geometry {
         cur: &Cursor,
         w: &mut [u32; RX_WORDS],
     ) -> Result<bool, DmaError> {
-        p.dma_read_desc(self.desc(cur.i), C::CTRL, C::DONE_BIT, w)
+        self.mem.read_desc(p, self.desc(cur.i), C::CTRL, C::DONE_BIT, w)
     }
 
     /// Hands the descriptor at `cur` back to the DMA (layout `C`) and moves `cur` past it.
@@ -80,7 +85,7 @@ impl Geometry {
     #[inline(always)]
     pub fn refill<C: RxCodec, P: Platform>(&self, p: &P, cur: &mut Cursor) -> bool {
         // The buffer address never changes: handing the descriptor back rewrites one word.
-        let ok = p.dma_write_words(self.desc(cur.i) + 4 * C::CTRL as u64, &[self.fresh]).is_ok();
+        let ok = self.mem.write_words(p, self.desc(cur.i) + 4 * C::CTRL as u64, &[self.fresh]).is_ok();
         cur.i = (cur.i + 1) & self.mask;
         cur.done += 1;
         ok
@@ -90,6 +95,9 @@ impl Geometry {
 /// An RX ring and its buffers.
 #[derive(Debug)]
 pub struct RxRing {
+    /// Where the descriptors are ([`crate::ring::mem`]).
+    mem: DescMem,
+    /// Physical address of descriptor 0.
     base: u64,
     bufs: u64,
     size: usize,
@@ -119,20 +127,33 @@ impl RxRing {
         buf_size: usize,
         regs: RxRegs,
     ) -> Result<Self, AllocError> {
+        Self::new_at(p, layout, size, buf_size, regs, Place::Dram)
+    }
+
+    /// [`RxRing::new`] with the descriptors at `place` (DMA memory or the SoC's SRAM).
+    pub fn new_at<P: Platform>(
+        p: &P,
+        layout: DescriptorLayout,
+        size: usize,
+        buf_size: usize,
+        regs: RxRegs,
+        place: Place,
+    ) -> Result<Self, AllocError> {
         let size = 1 << size.clamp(1, MAX_RING).ilog2();
-        let base = alloc32(p, RX_WORDS * 4 * size, 16)?;
-        let bufs = alloc32(p, buf_size * size, 64).inspect_err(|_| p.dma_free(base, RX_WORDS * 4 * size))?;
+        let mem = DescMem::alloc(p, place, RX_WORDS * 4 * size, 16)?;
+        let base = mem.phys();
+        let bufs = alloc32(p, buf_size * size, 64).inspect_err(|_| mem.free(p, RX_WORDS * 4 * size))?;
         let plen = buf_size.min(usize::from(u16::MAX)) as u16;
         let fresh = match layout {
             DescriptorLayout::RxV2 => <RxV2 as RxCodec>::fresh_ctrl(plen),
             _ => <RxV1 as RxCodec>::fresh_ctrl(plen),
         };
-        Ok(RxRing { base, bufs, size, mask: size - 1, buf_size, plen, fresh, layout, regs, held: 0, next: 0 })
+        Ok(RxRing { mem, base, bufs, size, mask: size - 1, buf_size, plen, fresh, layout, regs, held: 0, next: 0 })
     }
 
     /// Returns the ring's DMA memory to the platform (the engine must hold none of it).
     pub fn free<P: Platform>(&self, p: &P) {
-        p.dma_free(self.base, RX_WORDS * 4 * self.size);
+        self.mem.free(p, RX_WORDS * 4 * self.size);
         p.dma_free(self.bufs, self.buf_size * self.size);
     }
 
@@ -146,7 +167,14 @@ impl RxRing {
     #[inline(always)]
     #[must_use]
     pub fn geometry(&self) -> Geometry {
-        Geometry { base: self.base, bufs: self.bufs, mask: self.mask, buf_size: self.buf_size, fresh: self.fresh }
+        Geometry {
+            mem: self.mem,
+            base: self.base,
+            bufs: self.bufs,
+            mask: self.mask,
+            buf_size: self.buf_size,
+            fresh: self.fresh,
+        }
     }
 
     /// [`RxRing::geometry`] of a ring known to have `SIZE` descriptors of `BUF` bytes (ring 0),
@@ -155,6 +183,7 @@ impl RxRing {
     #[must_use]
     pub fn geometry_of<const SIZE: usize, const BUF: usize>(&self) -> Option<Geometry> {
         (self.size == SIZE && self.buf_size == BUF).then_some(Geometry {
+            mem: self.mem,
             base: self.base,
             bufs: self.bufs,
             mask: SIZE - 1,
@@ -188,7 +217,7 @@ impl RxRing {
     pub fn reset<P: Platform>(&mut self, p: &P) -> Result<(), DmaError> {
         let g = self.geometry();
         for i in 0..self.size {
-            p.dma_write_words(g.desc(i), &desc::rx_fresh(self.layout, g.buf(i) as u32, self.plen))?;
+            self.mem.write_words(p, g.desc(i), &desc::rx_fresh(self.layout, g.buf(i) as u32, self.plen))?;
             self.held = i + 1;
         }
         self.next = 0;
@@ -253,7 +282,7 @@ impl RxRing {
         for k in 0..self.size {
             let i = (self.next + k) & self.mask;
             let mut w = [0u32];
-            p.dma_read_words(self.geometry().desc(i) + 4 * ctrl as u64, &mut w)?;
+            self.mem.read_words(p, self.geometry().desc(i) + 4 * ctrl as u64, &mut w)?;
             if w[0] & done[ctrl] == 0 {
                 break;
             }
