@@ -27,7 +27,7 @@ mod ordering;
 pub mod packet;
 pub mod regfile;
 mod rx;
-pub mod sram;
+mod sram;
 pub mod switch;
 mod tx;
 pub mod violation;

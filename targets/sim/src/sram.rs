@@ -17,7 +17,7 @@ use fe_regs::caps::RingPlacement;
 
 /// Bytes of SRAM the model gives a SoC with SRAM rings (less when the register window ends
 /// sooner): what MT7986-class windows of 512 KiB leave above an offset of 256 KiB.
-pub const SRAM_BYTES: u32 = 0x4_0000;
+pub(crate) const SRAM_BYTES: u32 = 0x4_0000;
 
 /// The SRAM: where it is and what it holds.
 #[derive(Debug, Default)]
