@@ -188,7 +188,7 @@ pub struct FeRsBuild {
 pub unsafe extern "C" fn fe_rs_prepare(probed_board: *mut c_void, name: *const u8, len: usize) -> *mut FeRsBuild {
     let Some(probed) = probed(probed_board, name_of(name, len)) else { return core::ptr::null_mut() };
     let Ok(board) = &probed.result else { return core::ptr::null_mut() };
-    let sim = Box::into_raw(Box::new(Sim::new(board.soc)));
+    let sim = Box::into_raw(Box::new(Sim::for_board(board)));
     let lro_storage: *mut [u8] = Box::into_raw(vec![0u8; LRO_FLOWS * LRO_SLOT].into_boxed_slice());
     Box::into_raw(Box::new(FeRsBuild {
         probed,

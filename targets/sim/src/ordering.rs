@@ -71,8 +71,8 @@ impl CpuView {
     /// done bit read this way orders nothing for the DMA-memory reads (the buffer) that follow,
     /// until a read barrier.
     pub(crate) fn device_read(&mut self, rx: RxRings<'_>, addr: u64, word: u32) {
-        if rx.done_word(addr).is_some() && word & rx.done != 0 {
-            self.unordered = rx.done_word(addr);
+        if let Some(desc) = rx.done_word(addr).filter(|_| word & rx.done != 0) {
+            self.unordered = Some(desc);
         }
     }
 
