@@ -86,7 +86,13 @@ fn rings_live_where_the_soc_says_frames_flow_and_all_dma_memory_comes_back() {
                     let w = window.clone().expect(name);
                     assert_eq!(w.start, board.reg.base + off, "{name}: SRAM at reg base + offset");
                     assert!(w.end <= board.reg.base + board.reg.size, "{name}: SRAM inside reg");
-                    for (reg, v) in ring_pointers(&sim, soc) {
+                    let ptrs = ring_pointers(&sim, soc);
+                    // The free queue opens the SRAM; the TX ring and RX ring 0 follow it.
+                    let at = |r: &str| ptrs.iter().find(|(n, _)| *n == r).unwrap().1;
+                    assert_eq!(at("qdma.fq_head"), w.start, "{name}");
+                    assert!(at("qdma.fq_tail") < at("qdma.ctx_ptr"), "{name}");
+                    assert!(at("qdma.ctx_ptr") < at("pdma.rx_ptr[0]"), "{name}");
+                    for (reg, v) in ptrs {
                         assert!(w.contains(&v), "{name}: {reg} = {v:#x} outside the SRAM window {w:x?}");
                         assert!(sim.dma_read(v, 16).is_err(), "{name}: {reg} = {v:#x} is DMA memory");
                     }

@@ -439,7 +439,8 @@ impl Sim {
         let s = &mut *self.inner.borrow_mut();
         if let Some(i) = s.sram_word(space, offset) {
             let w = s.sram.get(i);
-            if let Some(addr) = s.sram.phys_of(offset) {
+            // Only a word with the done bit set can leave a read unordered (cheap test first).
+            if let Some(addr) = s.sram.phys_of(offset).filter(|_| w & s.rx_done.1 != 0) {
                 let rings = s.rx_rings();
                 let rx = crate::ordering::RxRings { rings: &rings, ctrl: s.rx_done.0, done: s.rx_done.1 };
                 s.cpu.device_read(rx, addr, w);
