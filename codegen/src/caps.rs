@@ -370,6 +370,17 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
     // rings
     let rg = &rings.value.value;
     let sram = match (&rg.sram, rg.dram) {
+        (Some(s), false) if s.value % 4 != 0 || s.value > u64::from(u32::MAX) => {
+            // The core reads and writes SRAM descriptors as 32-bit words of the `fe` space.
+            diags.push(
+                Diagnostic::error(
+                    sub(rings, s).span(),
+                    format!("SRAM offset {:#x} is not a 4-byte aligned offset in the 32-bit `fe` space", s.value),
+                )
+                .label("descriptors in SRAM are 32-bit words at this offset"),
+            );
+            None
+        }
         (Some(s), false) => Some(s.value),
         (None, true) => None,
         _ => {

@@ -243,6 +243,13 @@ fn capability_unknown_phy_mode() {
 }
 
 #[test]
+fn sram_offset_not_aligned() {
+    let t =
+        fails("sram_offset_not_aligned", &[("mt9999.yaml", &edit("rings: {dram: true}", "rings: {sram: 0x40002}"))]);
+    assert!(t.contains("SRAM offset 0x40002 is not a 4-byte aligned") && t.contains("mt9999.yaml:79"), "{t}");
+}
+
+#[test]
 fn missing_file_is_named() {
     let r = ddgen::load(&["/nonexistent/mt0000.yaml".into()]).expect_err("missing file");
     assert!(r.render().contains("/nonexistent/mt0000.yaml"), "{}", r.render());

@@ -15,6 +15,8 @@ pub enum EthError {
     Alloc(AllocError),
     /// A DMA access was refused.
     Dma(DmaError),
+    /// The SoC's SRAM rings do not fit the board's register window (or 32-bit addresses).
+    Sram(SramError),
     /// `open` on an open interface.
     AlreadyOpen,
     /// The operation needs an open interface.
@@ -64,7 +66,7 @@ impl EthError {
             | EthError::LroWhileForwarding
             | EthError::NoSuchPort { .. }
             | EthError::NeedsWholeEngine => ErrorKind::Misuse,
-            EthError::UnsupportedLayout(_) | EthError::Unsupported(_) => ErrorKind::Config,
+            EthError::UnsupportedLayout(_) | EthError::Unsupported(_) | EthError::Sram(_) => ErrorKind::Config,
             EthError::Alloc(_) | EthError::Dma(_) => ErrorKind::Fault,
         }
     }
@@ -78,6 +80,7 @@ impl core::fmt::Display for EthError {
             }
             EthError::Alloc(e) => write!(f, "{e}"),
             EthError::Dma(e) => write!(f, "{e}"),
+            EthError::Sram(e) => write!(f, "{e}"),
             EthError::AlreadyOpen => f.write_str("the interface is already open"),
             EthError::NotOpen => f.write_str("the interface is not open"),
             EthError::NoSuchMac(m) => write!(f, "MAC {m} does not exist or is disabled in the device tree"),
@@ -176,3 +179,39 @@ impl fmt::Display for AllocError {
 }
 
 impl core::error::Error for AllocError {}
+
+/// Why the SRAM rings cannot be placed on a board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SramError {
+    /// The frame-engine window (the Ethernet node's `reg`) ends before the SRAM rings do.
+    OutsideWindow {
+        /// The SRAM's offset in the window.
+        offset: u32,
+        /// One past the last SRAM ring byte, from the window's start.
+        end: u64,
+        /// The window's size.
+        size: u64,
+    },
+    /// The SRAM's physical address does not fit in 32 bits.
+    Above4G {
+        /// Physical address of the SRAM.
+        phys: u64,
+    },
+}
+
+impl fmt::Display for SramError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            SramError::OutsideWindow { offset, end, size } => write!(
+                f,
+                "the frame-engine register window (reg) of {size:#x} bytes ends before the SoC's SRAM rings, \
+                 which span {offset:#x}..{end:#x} of it"
+            ),
+            SramError::Above4G { phys } => {
+                write!(f, "the SRAM rings at {phys:#x} are above 4 GiB, which descriptors cannot address")
+            }
+        }
+    }
+}
+
+impl core::error::Error for SramError {}

@@ -10,28 +10,23 @@
 //! recovers by [`Eth::close`] and [`Eth::open`] ([`crate::watchdog`]). Per-port queues and QDMA
 //! shaping: [`crate::shaping`] (applied by `open`, remade by `link_up` and `link_down`).
 
-use crate::desc::{self, TxDesc};
+use crate::desc;
 use crate::dt::board::{Board, Duplex, Link, MAX_MACS};
 pub use crate::error::{ErrorKind, EthError};
 pub use crate::offload::{Features, LroMode};
 use crate::platform::Platform;
-use crate::ring::AllocError;
 use crate::ring::rx::{RxRegs, RxRing};
 use crate::ring::tx::{TxRegs, TxRing};
 use crate::shared::Shared;
 use crate::stats::Stats;
 use fe_regs::bus::Bus;
 use fe_regs::descriptors::DescriptorLayout;
-use fe_regs::values::{
-    GdmaFwdCfg, MacMcr, MacMcrMaxRx, PdmaGloCfgRxBt, QdmaFqCount, QdmaFqHead, QdmaFqTail, QdmaGloCfgTxBt,
-};
+use fe_regs::values::{GdmaFwdCfg, MacMcr, MacMcrMaxRx, PdmaGloCfgRxBt, QdmaGloCfgTxBt};
 use fe_regs::{SocInfo, Space};
 
-pub use crate::ring::tx::TX_RING;
-/// Descriptors in PDMA RX ring 0.
-pub const RX_RING: usize = 256;
-/// Descriptors (and pages) in the QDMA free queue.
-pub const FQ_SIZE: usize = 256;
+pub use crate::ring::fq::FQ_SIZE;
+pub use crate::ring::rx::RX_RING;
+pub use crate::ring::tx::{TX_BUF, TX_RING};
 /// Bytes of every RX, TX and free-queue buffer.
 pub const BUF_SIZE: usize = 2048;
 /// GDMA destination value that drops every received frame.
@@ -110,31 +105,6 @@ pub struct MacPort {
     pub link: Option<LinkState>,
 }
 
-/// The QDMA free queue: pages the engine buffers frames in.
-#[derive(Debug)]
-pub(crate) struct FreeQueue {
-    ring: u64,
-    pages: u64,
-    desc_size: usize,
-    owner: Owner,
-}
-
-impl FreeQueue {
-    /// A free queue of [`FQ_SIZE`] descriptors of `desc_size` bytes and their pages, from `p`.
-    fn new<P: Platform>(p: &P, desc_size: usize) -> Result<Self, AllocError> {
-        let ring = crate::ring::alloc32(p, desc_size * FQ_SIZE, desc_size.max(16))?;
-        let pages =
-            crate::ring::alloc32(p, BUF_SIZE * FQ_SIZE, 64).inspect_err(|_| p.dma_free(ring, desc_size * FQ_SIZE))?;
-        Ok(FreeQueue { ring, pages, desc_size, owner: Owner::Driver })
-    }
-
-    /// Returns the queue's DMA memory to the platform.
-    fn free<P: Platform>(&self, p: &P) {
-        p.dma_free(self.ring, self.desc_size * FQ_SIZE);
-        p.dma_free(self.pages, BUF_SIZE * FQ_SIZE);
-    }
-}
-
 /// One frame engine driven by the core.
 #[derive(Debug)]
 pub struct Eth<P: Platform> {
@@ -153,7 +123,7 @@ pub struct Eth<P: Platform> {
     pub(crate) shared: Shared,
     pub(crate) tx: TxRing,
     pub(crate) rx: RxRing,
-    pub(crate) fq: FreeQueue,
+    pub(crate) fq: crate::ring::fq::FreeQueue,
     /// RX copy-out buffer, big enough for a hardware LRO aggregate.
     pub(crate) scratch: [u8; crate::ring::lro::MAX_LRO_BUF],
     /// Hardware LRO rings, when the SoC has them.
@@ -201,10 +171,13 @@ impl<P: Platform> Eth<P> {
         let (Some(base), Some(count), Some(cpu)) = (pd.rx_ptr.at(0), pd.rx_cnt_cfg.at(0), pd.pcrx_ptr.at(0)) else {
             return Err(EthError::Unsupported("the SoC's register map has no PDMA RX ring 0"));
         };
+        // Descriptors in DMA memory, or in the SRAM inside the board's register window.
+        let (fq_at, tx_at, rx_at) =
+            crate::ring::sram::places(soc, board.reg.base, board.reg.size).map_err(EthError::Sram)?;
         // Each step gives back what the earlier ones took when it fails.
-        let tx = TxRing::new(&p, tx_layout, tx_regs)?;
-        let rx =
-            RxRing::new(&p, rx_layout, RX_RING, BUF_SIZE, RxRegs { base, count, cpu }).inspect_err(|_| tx.free(&p))?;
+        let tx = TxRing::new(&p, tx_layout, tx_regs, tx_at)?;
+        let rx = RxRing::new_at(&p, rx_layout, RX_RING, BUF_SIZE, RxRegs { base, count, cpu }, rx_at)
+            .inspect_err(|_| tx.free(&p))?;
         let lro = match soc.caps.hw_lro {
             Some(caps) => Some(crate::ring::lro::LroRings::new(&p, caps, rx_layout, pd).inspect_err(|_| {
                 tx.free(&p);
@@ -212,7 +185,7 @@ impl<P: Platform> Eth<P> {
             })?),
             None => None,
         };
-        let fq = FreeQueue::new(&p, tx_layout.size()).inspect_err(|_| {
+        let fq = crate::ring::fq::FreeQueue::new(&p, tx_layout.size(), BUF_SIZE, fq_at).inspect_err(|_| {
             tx.free(&p);
             rx.free(&p);
             if let Some(l) = &lro {
@@ -297,7 +270,7 @@ impl<P: Platform> Eth<P> {
         BufferCounts {
             rx: self.rx.engine_held() + self.lro.as_ref().map_or(0, crate::ring::lro::LroRings::engine_held),
             tx: self.tx.engine_held(),
-            fq: if self.fq.owner == Owner::Engine { FQ_SIZE } else { 0 },
+            fq: if self.fq.in_engine { FQ_SIZE } else { 0 },
         }
     }
 
@@ -370,7 +343,7 @@ impl<P: Platform> Eth<P> {
         let tx_dropped = self.tx.teardown(&self.p)?;
         self.shared.stats.drops.tx_teardown.add(tx_dropped);
         let rx_dropped = self.rx_teardown()? + self.lro_teardown()?;
-        self.fq.owner = Owner::Driver;
+        self.fq.in_engine = false;
         self.open = false;
         self.refresh_ready();
         let leaked = self.engine_buffers();
@@ -408,27 +381,7 @@ impl<P: Platform> Eth<P> {
 
     /// The free queue: a linked list of pages the engine buffers frames in.
     fn init_free_queue(&mut self) -> Result<(), EthError> {
-        let ds = self.tx_layout.size() as u64;
-        let ring = self.fq.ring;
-        for i in 0..FQ_SIZE as u64 {
-            let next = if i + 1 < FQ_SIZE as u64 { ring + (i + 1) * ds } else { 0 };
-            let d = TxDesc {
-                addr: (self.fq.pages + i * BUF_SIZE as u64) as u32,
-                next: next as u32,
-                len: BUF_SIZE as u16,
-                ..TxDesc::default()
-            };
-            let (w, n) = desc::encode_tx(self.tx_layout, &d);
-            self.p.dma_write_words(ring + i * ds, &w[..n])?;
-        }
-        self.p.dma_wmb();
-        let q = &self.soc.fe.qdma;
-        let fe = self.p.fe();
-        q.fq_head.on(&fe).write_value(QdmaFqHead(ring as u32));
-        q.fq_tail.on(&fe).write_value(QdmaFqTail((ring + (FQ_SIZE as u64 - 1) * ds) as u32));
-        q.fq_count.on(&fe).write_value(QdmaFqCount(FQ_SIZE as u32));
-        q.fq_blen.on(&fe).write(|v| v.set_blen(BUF_SIZE as u16));
-        self.fq.owner = Owner::Engine;
+        self.fq.reset(&self.p, self.tx_layout, &self.soc.fe.qdma)?;
         Ok(())
     }
 

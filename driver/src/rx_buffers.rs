@@ -19,8 +19,8 @@
 use crate::desc::RxCodec;
 use crate::error::EthError;
 use crate::eth::{BUF_SIZE, Eth, LroMode, RX_RING};
-use crate::handles::EthRx;
 use crate::frame::{RxChecksum, RxFrame};
+use crate::handles::EthRx;
 use crate::platform::{Platform, RxPool};
 use crate::ring::rx::{Cursor, Geometry};
 use crate::softlro::SoftLro;
@@ -82,7 +82,6 @@ impl<P: RxPool> Eth<P> {
 }
 
 impl<P: RxPool> EthRx<'_, P> {
-
     /// Handles up to `budget` received frames in ring order as [`EthRx::poll`] does, but hands
     /// each good ring-0 frame to `sink` in its own DMA buffer ([`Received::Buffer`]), putting a
     /// fresh pool buffer in its slot; hardware LRO aggregates are copied

@@ -91,7 +91,7 @@ fn boards_once() -> &'static [(&'static str, Vec<u8>)] {
 /// Runs `ops` through a freshly opened board with SoftLRO on, polling `budget` at a time.
 fn run(name: &str, dtb: &[u8], ops: &[Op], budget: usize, ipv6: bool) {
     let board = probe(name, dtb);
-    let sim = Sim::new(board.soc);
+    let sim = Sim::for_board(&board);
     let mut eth = Eth::new(&board, SimPlatform(&sim)).expect(name);
     eth.open().expect(name);
     let mac = eth.enabled_macs().next().unwrap().id;

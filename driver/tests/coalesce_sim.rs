@@ -40,7 +40,7 @@ fn up(f: fe_driver::RxFrame<'_>, soft: bool) -> Up {
 fn each_board(f: impl Fn(&str, &Sim, &mut Eth<SimPlatform<'_>>, u8)) {
     for (name, dtb) in boards() {
         let board = probe(name, &dtb);
-        let sim = Sim::new(board.soc);
+        let sim = Sim::for_board(&board);
         let mut eth = Eth::new(&board, SimPlatform(&sim)).expect(name);
         eth.open().expect(name);
         let mac = eth.enabled_macs().next().unwrap().id;

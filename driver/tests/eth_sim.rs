@@ -26,7 +26,7 @@ fn each_board(f: impl Fn(&str, &Sim, &mut Eth<SimPlatform<'_>>)) {
     let mut socs = Vec::new();
     for (name, dtb) in boards() {
         let board = probe(name, &dtb);
-        let sim = Sim::new(board.soc);
+        let sim = Sim::for_board(&board);
         let mut eth = Eth::new(&board, SimPlatform(&sim)).expect(name);
         eth.open().expect(name);
         assert!(sim.violations().is_empty(), "{name}: bring-up violations: {:?}", sim.violations());

@@ -23,7 +23,7 @@ fn each_board(f: impl Fn(&str, &Sim, &mut Driver<'_>, u8)) {
     let mut socs = Vec::new();
     for (name, dtb) in boards() {
         let board = probe(name, &dtb);
-        let sim = Sim::new(board.soc);
+        let sim = Sim::for_board(&board);
         let mut eth = Eth::new(&board, SimPlatform(&sim)).expect(name);
         eth.open().expect(name);
         let macs: Vec<(u8, bool)> = eth.enabled_macs().map(|m| (m.id, m.link.is_some())).collect();

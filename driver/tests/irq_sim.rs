@@ -20,7 +20,7 @@ fn lines(soc: &fe_regs::SocInfo) -> (u8, u8) {
 fn rx_and_tx_interrupts_follow_the_irq_layout() {
     for (name, dtb) in boards() {
         let board = probe(name, &dtb);
-        let sim = Sim::new(board.soc);
+        let sim = Sim::for_board(&board);
         let mut eth = Eth::new(&board, SimPlatform(&sim)).unwrap();
         eth.open().unwrap();
         let (tx_line, rx_line) = lines(board.soc);

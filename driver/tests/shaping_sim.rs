@@ -34,7 +34,7 @@ const fn link(speed: u32) -> LinkState {
 fn each_board(f: impl Fn(&str, &Sim, &mut Driver<'_>)) {
     for (name, dtb) in boards() {
         let board = probe(name, &dtb);
-        let sim = Sim::new(board.soc);
+        let sim = Sim::for_board(&board);
         let mut eth = Eth::new(&board, SimPlatform(&sim)).expect(name);
         f(name, &sim, &mut eth);
         if eth.is_open() {

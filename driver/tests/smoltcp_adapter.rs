@@ -34,7 +34,7 @@ fn tcp_through_two_macs_survives_feature_toggles_and_corruption() {
     let pat = |i: usize| (i % 251) as u8;
     for (name, dtb) in boards() {
         let board = probe(name, &dtb);
-        let sim = Sim::new(board.soc);
+        let sim = Sim::for_board(&board);
         let mut eth = Eth::new(&board, SimPlatform(&sim)).unwrap();
         eth.open().unwrap();
         let macs: Vec<u8> = eth.enabled_macs().map(|m| m.id).collect();
@@ -118,7 +118,7 @@ fn tcp_through_two_macs_survives_feature_toggles_and_corruption() {
 fn frames_wait_for_their_port_and_short_frames_are_padded() {
     let (name, dtb) = boards().into_iter().next().unwrap();
     let board = probe(name, &dtb);
-    let sim = Sim::new(board.soc);
+    let sim = Sim::for_board(&board);
     let mut eth = Eth::new(&board, SimPlatform(&sim)).unwrap();
     eth.open().unwrap();
     let mut eth = SmoltcpEth::<_, 2048, 4>::new(eth);

@@ -126,7 +126,7 @@ fn tx_napi_irq_and_control_on_their_own_threads_lose_nothing() {
     for (name, dtb) in boards() {
         let board = probe(name, &dtb);
         let soc = board.soc;
-        let sim = Mutex::new(Sim::new(soc));
+        let sim = Mutex::new(Sim::for_board(&board));
         let mut eth = Eth::new(&board, Locked(&sim)).unwrap();
         eth.open().unwrap();
         let mac = eth.enabled_macs().next().expect("an enabled MAC").id;

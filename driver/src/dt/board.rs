@@ -216,9 +216,16 @@ pub fn min_window(soc: &SocInfo, compatible: &str) -> u64 {
     NARROW_WINDOWS.iter().find(|(c, _)| *c == compatible).map_or(extent, |&(_, w)| w.min(extent))
 }
 
-/// The bytes the SoC's frame-engine register map spans: one past its highest register.
+/// The bytes of the frame-engine window the driver uses: one past the SoC's highest register,
+/// or past the descriptor rings it keeps in the engine's SRAM (capability `rings: {sram}`,
+/// laid out by the ring module) when those end later.
 #[must_use]
 pub fn fe_extent(soc: &SocInfo) -> u64 {
+    map_extent(soc).max(crate::ring::sram::SramLayout::of(soc).map_or(0, |l| l.end()))
+}
+
+/// The bytes the SoC's frame-engine register map spans: one past its highest register.
+fn map_extent(soc: &SocInfo) -> u64 {
     soc.registers
         .iter()
         .filter(|r| r.space == Space::Fe)
@@ -294,6 +301,13 @@ impl<'a> Board<'a> {
             K::UnknownCompatible(node.compatible),
         ))?;
         let need = min_window(soc, node.compatible);
+        // A window that holds the register map but not the SRAM rings is said in those words.
+        if node.reg.size < need.min(map_extent(soc)) {
+            return Err(ProbeError::at(node.path, Some("reg"), K::RegTooSmall { size: node.reg.size, need }));
+        }
+        if let Err(e) = crate::ring::sram::places(soc, node.reg.base, node.reg.size) {
+            return Err(ProbeError::at(node.path, Some("reg"), K::SramRings(e)));
+        }
         if node.reg.size < need {
             return Err(ProbeError::at(node.path, Some("reg"), K::RegTooSmall { size: node.reg.size, need }));
         }

@@ -97,9 +97,11 @@ pub enum ProbeErrorKind<'a> {
     RegTooSmall {
         /// The window's size in bytes.
         size: u64,
-        /// The bytes the SoC's register map spans.
+        /// The bytes the driver uses ([`crate::dt::board::fe_extent`], or an accepted narrower window).
         need: u64,
     },
+    /// The register window cannot hold the SoC's SRAM rings (too small, or above 4 GiB).
+    SramRings(crate::error::SramError),
     /// A switch CPU port whose `ethernet` points at a node that is not a MAC of the Ethernet node.
     NotAMac {
         /// The node it points at.
@@ -207,8 +209,9 @@ impl fmt::Display for ProbeErrorKind<'_> {
             TooManyPorts => write!(f, "more switch ports than the board table holds"),
             RegTooSmall { size, need } => write!(
                 f,
-                "register window of {size:#x} bytes is smaller than the {need:#x} bytes this SoC's register map spans"
+                "register window of {size:#x} bytes is smaller than the {need:#x} bytes the driver uses (this SoC's register map, and its SRAM rings where it has them)"
             ),
+            SramRings(e) => write!(f, "{e}"),
             NotAMac { node } => write!(
                 f,
                 "points at {node}, which is not a MAC of the Ethernet node (a mac@N with compatible \"mediatek,eth-mac\")"

@@ -8,9 +8,19 @@
 //! A ring publishes its descriptor writes with a DMA write barrier before every doorbell, and
 //! reads a descriptor's other words only after a read barrier that follows its done bit (see
 //! the contract in [`crate::platform`]).
+//!
+//! Where descriptors live is the SoC's capability `rings`: DMA memory, or (`{sram: OFFSET}`)
+//! the frame engine's on-chip SRAM for the free queue ([`fq`]), the TX ring ([`tx`]) and RX
+//! ring 0 ([`rx`]), laid out and checked against the board's register window by [`sram`]. The
+//! rings read and write descriptor words only through [`mem::DescMem`], which goes to DMA
+//! memory or over the frame-engine bus; buffers and the LRO rings ([`lro`]) are always DMA
+//! memory.
 
+pub mod fq;
 pub mod lro;
+pub mod mem;
 pub mod rx;
+pub mod sram;
 pub mod tx;
 
 pub use crate::error::AllocError;

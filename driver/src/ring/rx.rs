@@ -14,10 +14,14 @@
 
 use crate::desc::{self, RX_WORDS, RxCodec};
 use crate::platform::{DmaError, Platform, RxPool};
+use crate::ring::mem::{DescMem, Place};
 use crate::ring::{AllocError, MAX_RING, alloc32};
 use fe_regs::bus::{RegSpec, Rw};
 use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
 use fe_regs::values::{PdmaPcrxPtr, PdmaRxCntCfg, PdmaRxPtr};
+
+/// Descriptors in PDMA RX ring 0.
+pub const RX_RING: usize = 256;
 
 /// The PDMA registers of one RX ring.
 #[derive(Clone, Copy, Debug)]
@@ -43,6 +47,7 @@ pub struct Cursor {
 /// walks the ring (the ring's state, and each slot's buffer address, stay in [`RxRing`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Geometry {
+    mem: DescMem,
     base: u64,
     mask: usize,
     /// The control word of a descriptor handed back (its buffer length, not done).
@@ -68,7 +73,7 @@ impl Geometry {
         cur: &Cursor,
         w: &mut [u32; RX_WORDS],
     ) -> Result<bool, DmaError> {
-        p.dma_read_desc(self.desc(cur.i), C::CTRL, C::DONE_BIT, w)
+        self.mem.read_desc(p, self.desc(cur.i), C::CTRL, C::DONE_BIT, w)
     }
 
     /// Hands the descriptor at `cur` back to the DMA (layout `C`) and moves `cur` past it.
@@ -77,7 +82,7 @@ impl Geometry {
     #[inline(always)]
     pub fn refill<C: RxCodec, P: Platform>(&self, p: &P, cur: &mut Cursor) -> bool {
         // The buffer address never changes: handing the descriptor back rewrites one word.
-        let ok = p.dma_write_words(self.desc(cur.i) + 4 * C::CTRL as u64, &[self.fresh]).is_ok();
+        let ok = self.mem.write_words(p, self.desc(cur.i) + 4 * C::CTRL as u64, &[self.fresh]).is_ok();
         cur.i = (cur.i + 1) & self.mask;
         cur.done += 1;
         ok
@@ -87,6 +92,8 @@ impl Geometry {
 /// An RX ring of at most `SLOTS` descriptors and its buffers.
 #[derive(Debug)]
 pub struct RxRing<const SLOTS: usize = MAX_RING> {
+    /// Where the descriptors are ([`crate::ring::mem`]).
+    mem: DescMem,
     base: u64,
     /// The ring's own buffer block (`buf_size` bytes per slot), until a pool lends the buffers.
     block: Option<u64>,
@@ -119,9 +126,22 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
         buf_size: usize,
         regs: RxRegs,
     ) -> Result<Self, AllocError> {
+        Self::new_at(p, layout, size, buf_size, regs, Place::Dram)
+    }
+
+    /// [`RxRing::new`] with the descriptors at `place` (DMA memory or the SoC's SRAM).
+    pub fn new_at<P: Platform>(
+        p: &P,
+        layout: DescriptorLayout,
+        size: usize,
+        buf_size: usize,
+        regs: RxRegs,
+        place: Place,
+    ) -> Result<Self, AllocError> {
         let size = 1 << size.clamp(1, SLOTS.max(1)).ilog2();
-        let base = alloc32(p, RX_WORDS * 4 * size, 16)?;
-        let bufs = alloc32(p, buf_size * size, 64).inspect_err(|_| p.dma_free(base, RX_WORDS * 4 * size))?;
+        let mem = DescMem::alloc(p, place, RX_WORDS * 4 * size, 16)?;
+        let base = mem.phys();
+        let bufs = alloc32(p, buf_size * size, 64).inspect_err(|_| mem.free(p, RX_WORDS * 4 * size))?;
         // Below 4 GiB (alloc32), so every slot's address fits its 32-bit word.
         let addrs = core::array::from_fn(|i| if i < size { (bufs + (i * buf_size) as u64) as u32 } else { 0 });
         let plen = buf_size.min(usize::from(u16::MAX)) as u16;
@@ -130,6 +150,7 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
             _ => <RxV1 as RxCodec>::fresh_ctrl(plen),
         };
         Ok(RxRing {
+            mem,
             base,
             block: Some(bufs),
             addrs,
@@ -149,7 +170,7 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
     /// Buffers a pool lent stay in the slots: give them back first with
     /// [`RxRing::release_pool`].
     pub fn free<P: Platform>(&self, p: &P) {
-        p.dma_free(self.base, RX_WORDS * 4 * self.size);
+        self.mem.free(p, RX_WORDS * 4 * self.size);
         if let Some(bufs) = self.block {
             p.dma_free(bufs, self.buf_size * self.size);
         }
@@ -213,7 +234,7 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
     #[inline(always)]
     #[must_use]
     pub fn geometry(&self) -> Geometry {
-        Geometry { base: self.base, mask: self.mask, fresh: self.fresh }
+        Geometry { mem: self.mem, base: self.base, mask: self.mask, fresh: self.fresh }
     }
 
     /// [`RxRing::geometry`] of a ring known to have `SIZE` descriptors of `BUF` bytes (ring 0),
@@ -222,6 +243,7 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
     #[must_use]
     pub fn geometry_of<const SIZE: usize, const BUF: usize>(&self) -> Option<Geometry> {
         (self.size == SIZE && self.buf_size == BUF).then_some(Geometry {
+            mem: self.mem,
             base: self.base,
             mask: SIZE - 1,
             fresh: self.fresh,
@@ -255,7 +277,7 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
     pub fn reset<P: Platform>(&mut self, p: &P) -> Result<(), DmaError> {
         let g = self.geometry();
         for i in 0..self.size {
-            p.dma_write_words(g.desc(i), &desc::rx_fresh(self.layout, self.buf_addr(i) as u32, self.plen))?;
+            self.mem.write_words(p, g.desc(i), &desc::rx_fresh(self.layout, self.buf_addr(i) as u32, self.plen))?;
             self.held = i + 1;
         }
         self.next = 0;
@@ -309,10 +331,10 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
             *a = addr;
         }
         let ok = if C::ADDR + 1 == C::CTRL {
-            p.dma_write_words(d + 4 * C::ADDR as u64, &[addr, g.fresh]).is_ok()
+            g.mem.write_words(p, d + 4 * C::ADDR as u64, &[addr, g.fresh]).is_ok()
         } else {
-            p.dma_write_words(d + 4 * C::ADDR as u64, &[addr]).is_ok()
-                && p.dma_write_words(d + 4 * C::CTRL as u64, &[g.fresh]).is_ok()
+            g.mem.write_words(p, d + 4 * C::ADDR as u64, &[addr]).is_ok()
+                && g.mem.write_words(p, d + 4 * C::CTRL as u64, &[g.fresh]).is_ok()
         };
         cur.i = (cur.i + 1) & g.mask;
         cur.done += 1;
@@ -346,7 +368,7 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
         for k in 0..self.size {
             let i = (self.next + k) & self.mask;
             let mut w = [0u32];
-            p.dma_read_words(self.geometry().desc(i) + 4 * ctrl as u64, &mut w)?;
+            self.mem.read_words(p, self.geometry().desc(i) + 4 * ctrl as u64, &mut w)?;
             if w[0] & done[ctrl] == 0 {
                 break;
             }

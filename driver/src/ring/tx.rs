@@ -9,6 +9,7 @@
 
 use crate::desc::{self, TxCodec, TxDesc};
 use crate::platform::{DmaError, Platform};
+use crate::ring::mem::{DescMem, Place};
 use crate::ring::{AllocError, alloc32};
 use fe_regs::bus::{RegSpec, Rw};
 use fe_regs::descriptors::DescriptorLayout;
@@ -35,6 +36,9 @@ pub struct TxRegs {
 /// The TX ring and its buffers, with who owns each descriptor and what frame it ends.
 #[derive(Debug)]
 pub struct TxRing {
+    /// Where the descriptors are ([`crate::ring::mem`]).
+    mem: DescMem,
+    /// Physical address of descriptor 0.
     base: u64,
     bufs: u64,
     layout: DescriptorLayout,
@@ -54,13 +58,15 @@ pub struct TxRing {
 }
 
 impl TxRing {
-    /// A ring in `layout` driven through `regs`, its descriptors and buffers allocated from `p`.
-    pub fn new<P: Platform>(p: &P, layout: DescriptorLayout, regs: TxRegs) -> Result<Self, AllocError> {
+    /// A ring in `layout` driven through `regs`, its descriptors at `place` (DMA memory or the
+    /// SoC's SRAM) and its buffers allocated from `p`.
+    pub fn new<P: Platform>(p: &P, layout: DescriptorLayout, regs: TxRegs, place: Place) -> Result<Self, AllocError> {
         let desc_size = layout.size();
-        let base = alloc32(p, desc_size * TX_RING, desc_size.max(16))?;
-        let bufs = alloc32(p, TX_BUF * TX_RING, 64).inspect_err(|_| p.dma_free(base, desc_size * TX_RING))?;
+        let mem = DescMem::alloc(p, place, desc_size * TX_RING, desc_size.max(16))?;
+        let bufs = alloc32(p, TX_BUF * TX_RING, 64).inspect_err(|_| mem.free(p, desc_size * TX_RING))?;
         Ok(TxRing {
-            base,
+            mem,
+            base: mem.phys(),
             bufs,
             layout,
             desc_size,
@@ -75,7 +81,7 @@ impl TxRing {
 
     /// Returns the ring's DMA memory to the platform (the engine must hold none of it).
     pub fn free<P: Platform>(&self, p: &P) {
-        p.dma_free(self.base, self.desc_size * TX_RING);
+        self.mem.free(p, self.desc_size * TX_RING);
         p.dma_free(self.bufs, TX_BUF * TX_RING);
     }
 
@@ -124,7 +130,7 @@ impl TxRing {
             let d =
                 TxDesc { addr: self.buf(i), next: self.addr(i + 1), last: true, owner_cpu: true, ..TxDesc::default() };
             let (w, n) = desc::encode_tx(self.layout, &d);
-            p.dma_write_words(u64::from(self.addr(i)), &w[..n])?;
+            self.mem.write_words(p, u64::from(self.addr(i)), &w[..n])?;
         }
         self.head = 0;
         self.released = TX_RING - 1;
@@ -156,7 +162,7 @@ impl TxRing {
         let i = self.head % TX_RING;
         p.dma_write(u64::from(self.buf(i)), data)?;
         let w = C::ctrl(d);
-        p.dma_write_words(u64::from(self.addr(i)) + 4 * C::LO as u64, &w[..C::N])?;
+        self.mem.write_words(p, u64::from(self.addr(i)) + 4 * C::LO as u64, &w[..C::N])?;
         self.lens[i] = frame_len;
         self.macs[i] = mac;
         self.head = (i + 1) % TX_RING;
@@ -209,7 +215,7 @@ impl TxRing {
             let mut w = [0u32];
             // Only the owner word is read: the frame's MAC and length are the ring's own
             // records, so no read barrier is needed before using them.
-            if p.dma_read_words(u64::from(self.addr(next)) + 4 * C::OWNER as u64, &mut w).is_err()
+            if self.mem.read_words(p, u64::from(self.addr(next)) + 4 * C::OWNER as u64, &mut w).is_err()
                 || !C::owner_cpu(w[0])
             {
                 break;
@@ -238,7 +244,7 @@ impl TxRing {
             let d =
                 TxDesc { addr: self.buf(i), next: self.addr(i + 1), last: true, owner_cpu: true, ..TxDesc::default() };
             let (w, n) = desc::encode_tx(self.layout, &d);
-            p.dma_write_words(u64::from(self.addr(i)), &w[..n])?;
+            self.mem.write_words(p, u64::from(self.addr(i)), &w[..n])?;
             self.released = i;
             self.in_flight -= 1;
             dropped += u64::from(self.lens[i] > 0);

@@ -195,7 +195,7 @@ fn deliver(sim: &Sim, mac: usize, mut frame: Vec<u8>, case: Case, seen: &mut u64
 pub fn run_board(board: &str, dtb: &[u8], case: Case, bytes: usize) -> Result<Report, String> {
     let plat = dt::probe(dtb).map_err(|e| format!("{board}: probe: {e}"))?;
     let soc = plat.soc;
-    let sim = Sim::new(soc);
+    let sim = Sim::for_board(&plat);
     for m in plat.enabled_macs() {
         if let Some(speed) = m.link.fixed_speed() {
             sim.set_link_speed(usize::from(m.id), speed);

@@ -249,7 +249,10 @@ pub unsafe extern "C" fn fe_rs_prepare(probed_board: *mut c_void, name: *const u
         return core::ptr::null_mut();
     };
     // SAFETY: lent once, to the simulator, which `fe_rs_destroy` drops before freeing `dma`.
-    let sim = Box::into_raw(Box::new(Sim::with_dma_region(board.soc, unsafe { dma.lend() }, dma.dma)));
+    let sim = Sim::with_dma_region(board.soc, unsafe { dma.lend() }, dma.dma);
+    // The frame-engine window the board names (SRAM rings are found there).
+    sim.place_fe(board.reg.base, board.reg.size);
+    let sim = Box::into_raw(Box::new(sim));
     klog!(Info, "simulator DMA memory: {} KiB of coherent memory at bus address {:#x}", dma.size >> 10, dma.dma);
     let lro_storage: *mut [u8] = Box::into_raw(vec![0u8; LRO_FLOWS * LRO_SLOT].into_boxed_slice());
     Box::into_raw(Box::new(FeRsBuild {

@@ -172,7 +172,7 @@ pub fn run(board: &str, dtb: &[u8], rx_checksum: bool, lro: LroMode) -> Result<R
 pub fn run_with(board: &str, dtb: &[u8], rx_checksum: bool, lro: LroMode, drive: Drive) -> Result<Report, String> {
     let plat = dt::probe(dtb).map_err(|e| format!("{board}: {e}"))?;
     let soc = plat.soc;
-    let sim = Sim::new(soc);
+    let sim = Sim::for_board(&plat);
     let mut eth = bring_up(board, &plat, &sim)?;
     if drive == (Drive::Irq { moderation: false }) {
         eth.set_irq_moderation(None);

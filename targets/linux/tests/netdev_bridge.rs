@@ -35,7 +35,7 @@ fn pair() -> (UnixDatagram, UnixDatagram) {
 fn with_bridge(board: &str, f: impl FnOnce(&mut Bridge<'_>, &Ends)) {
     let dtb = fe_linux::dtc::load(&fe_linux::dtc::dts_dir().join(board)).unwrap();
     let plat = dt::probe(&dtb).unwrap();
-    let sim = Sim::new(plat.soc);
+    let sim = Sim::for_board(&plat);
     let eth = fe_linux::run::bring_up(board, &plat, &sim).unwrap();
     let m = eth.mac(0).copied().unwrap();
     let (host_bridge, host) = pair();

@@ -6,7 +6,19 @@
 use crate::engine::{Sim, SimBus};
 use alloc::vec;
 use alloc::vec::Vec;
+use fe_driver::dt::Board;
 use fe_driver::platform::{Clock, DmaError, DmaMemory, Platform, RxPool};
+
+impl Sim {
+    /// The frame engine of `board`'s SoC, its register window placed where the board's device
+    /// tree says ([`Sim::place_fe`]), so that SRAM rings are found at their physical address.
+    #[must_use]
+    pub fn for_board(board: &Board<'_>) -> Self {
+        let sim = Sim::new(board.soc);
+        sim.place_fe(board.reg.base, board.reg.size);
+        sim
+    }
+}
 
 /// A [`Sim`] as a [`Platform`] for `fe_driver::Eth`.
 #[derive(Clone, Copy, Debug)]

@@ -95,6 +95,8 @@ pub(crate) struct Inner {
     pub(crate) rx_done: (usize, u32),
     /// Completions the delay-interrupt registers hold back.
     pub(crate) moderation: crate::moderation::Moderation,
+    /// The on-chip SRAM (SoCs with SRAM rings).
+    pub(crate) sram: crate::sram::Sram,
 }
 
 /// The simulated frame engine.
@@ -192,6 +194,7 @@ impl Sim {
                 parked_cpus: Vec::new(),
                 rx_done: rx_done_bit(soc),
                 moderation: crate::moderation::Moderation::default(),
+                sram: crate::sram::Sram::new(soc),
             }),
         }
     }
@@ -200,6 +203,20 @@ impl Sim {
     #[must_use]
     pub fn soc(&self) -> &'static SocInfo {
         self.inner.borrow().soc
+    }
+
+    /// The frame-engine register window sits at physical address `base`, `size` bytes long (the
+    /// Ethernet node's `reg`): on a SoC with SRAM rings the engine then finds descriptors at the
+    /// SRAM's physical address (base + the SRAM offset). Until placed, the SRAM is reachable
+    /// through the bus only.
+    pub fn place_fe(&self, base: u64, size: u64) {
+        self.inner.borrow_mut().sram.place(base, size);
+    }
+
+    /// The SRAM's physical address range, on a SoC with SRAM rings whose window is placed.
+    #[must_use]
+    pub fn sram_window(&self) -> Option<core::ops::Range<u64>> {
+        self.inner.borrow().sram.window()
     }
 
     /// The frame-engine register space as a bus.
@@ -288,14 +305,7 @@ impl Sim {
     /// recorded as a violation.
     pub fn cpu_read_into(&self, addr: u64, out: &mut [u8]) -> Result<(), Violation> {
         let s = &mut *self.inner.borrow_mut();
-        let pd = &s.soc.fe.pdma;
-        let mut rings = [(0u64, 0u64); 4];
-        for (k, r) in rings.iter_mut().enumerate().take(pd.rx_ptr.len()) {
-            *r = (
-                u64::from(s.regs.get(Space::Fe, elem(pd.rx_ptr, k))),
-                u64::from(s.regs.get(Space::Fe, elem(pd.rx_cnt_cfg, k))),
-            );
-        }
+        let rings = s.rx_rings();
         let rx = crate::ordering::RxRings { rings: &rings, ctrl: s.rx_done.0, done: s.rx_done.1 };
         if let Some(v) = s.cpu.read(&s.dma, rx, addr, out)? {
             s.violate(v);
@@ -461,7 +471,17 @@ impl Sim {
     }
 
     fn mmio_read(&self, space: Space, offset: u32) -> u32 {
-        let mut s = self.inner.borrow_mut();
+        let s = &mut *self.inner.borrow_mut();
+        if let Some(i) = s.sram_word(space, offset) {
+            let w = s.sram.get(i);
+            // Only a word with the done bit set can leave a read unordered (cheap test first).
+            if let Some(addr) = s.sram.phys_of(offset).filter(|_| w & s.rx_done.1 != 0) {
+                let rings = s.rx_rings();
+                let rx = crate::ordering::RxRings { rings: &rings, ctrl: s.rx_done.0, done: s.rx_done.1 };
+                s.cpu.device_read(rx, addr, w);
+            }
+            return w;
+        }
         match s.regs.cpu_read(space, offset) {
             Ok(v) => v,
             Err(v) => {
@@ -473,6 +493,11 @@ impl Sim {
 
     fn mmio_write(&self, space: Space, offset: u32, value: u32) {
         let mut s = self.inner.borrow_mut();
+        if let Some(i) = s.sram_word(space, offset) {
+            // Device memory: the word is there at once, in order with later register writes.
+            s.sram.set(i, value);
+            return;
+        }
         let writes = s.cpu.pending();
         if writes > 0 && s.is_doorbell(space, offset) {
             s.violate(Violation::UnpublishedDmaWrites { space, offset, writes });
@@ -490,6 +515,25 @@ impl Sim {
 impl Inner {
     pub(crate) fn violate(&mut self, v: Violation) {
         self.violations.push((self.now, v));
+    }
+
+    /// The SRAM word at `offset` of `space`, if that is where it is; an unaligned SRAM access
+    /// is refused like an unaligned register access, and goes on to the register file.
+    fn sram_word(&mut self, space: Space, offset: u32) -> Option<usize> {
+        if space != Space::Fe || !offset.is_multiple_of(4) {
+            return None;
+        }
+        self.sram.word_at(offset)
+    }
+
+    /// RX rings as programmed: `(base, descriptors)` of PDMA rings 0..4.
+    fn rx_rings(&self) -> [(u64, u64); 4] {
+        let pd = &self.soc.fe.pdma;
+        let mut rings = [(0u64, 0u64); 4];
+        for (k, r) in rings.iter_mut().enumerate().take(pd.rx_ptr.len()) {
+            *r = (u64::from(self.fe(elem(pd.rx_ptr, k))), u64::from(self.fe(elem(pd.rx_cnt_cfg, k))));
+        }
+        rings
     }
 
     /// Whether writing this register lets the engine read DMA memory the CPU wrote: a CPU
@@ -584,6 +628,17 @@ impl Inner {
             && (self.fe(off(fe.qdma.ctx_ptr)) == 0 || self.fe(off(fe.qdma.dtx_ptr)) == 0)
         {
             self.violate(Violation::DmaEnabledWithoutRing { register: "qdma.glo_cfg" });
+        }
+        if offset == off(fe.qdma.fq_head) && value != 0 {
+            // The engine takes its first free-queue page from here: the descriptor must be
+            // reachable (SRAM window or DMA memory).
+            let reach = match soc.caps.tx_descriptor.size() {
+                32 => self.desc_read::<8>(u64::from(value)).map(|_| ()),
+                _ => self.desc_read::<4>(u64::from(value)).map(|_| ()),
+            };
+            if let Err(v) = reach {
+                self.violate(v);
+            }
         }
         if offset == elem(fe.pdma.pcrx_ptr, 0) {
             let size = self.fe(elem(fe.pdma.rx_cnt_cfg, 0));

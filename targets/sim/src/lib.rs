@@ -27,6 +27,7 @@ mod ordering;
 pub mod packet;
 pub mod regfile;
 mod rx;
+mod sram;
 pub mod switch;
 mod tx;
 pub mod violation;

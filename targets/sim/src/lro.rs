@@ -226,9 +226,12 @@ impl Inner {
             return;
         }
         let addr = u64::from(base) + u64::from(drx) * 16;
-        let Ok(words) = self.dma.read_words::<4>(addr) else {
-            self.violate(crate::Violation::DmaOutOfRange { addr, len: 16 });
-            return;
+        let words = match self.desc_read::<4>(addr) {
+            Ok(w) => w,
+            Err(v) => {
+                self.violate(v);
+                return;
+            }
         };
         let mut d = RxV1 { words };
         if d.done() {
@@ -251,7 +254,7 @@ impl Inner {
         d.set_done(true);
         d.set_src_port(s.mac as u8 + 1);
         d.set_l4_valid(s.l4_valid);
-        if let Err(v) = self.dma.write_words(addr, &d.words) {
+        if let Err(v) = self.desc_write(addr, &d.words) {
             self.violate(v);
             return;
         }

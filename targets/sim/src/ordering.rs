@@ -66,6 +66,16 @@ impl CpuView {
         self.bytes.clear();
     }
 
+    /// A CPU read of device memory (the SRAM through the bus) at physical address `addr` that
+    /// returned `word`. Bus reads are ordered among themselves, so it needs no barrier; but a
+    /// done bit read this way orders nothing for the DMA-memory reads (the buffer) that follow,
+    /// until a read barrier.
+    pub(crate) fn device_read(&mut self, rx: RxRings<'_>, addr: u64, word: u32) {
+        if let Some(desc) = rx.done_word(addr).filter(|_| word & rx.done != 0) {
+            self.unordered = Some(desc);
+        }
+    }
+
     /// Read barrier.
     pub(crate) fn rmb(&mut self) {
         self.unordered = None;

@@ -83,7 +83,7 @@ impl Inner {
             return;
         }
         let addr = u64::from(base) + u64::from(drx) * 16;
-        let words = match self.dma.read_words::<4>(addr) {
+        let words = match self.desc_read::<4>(addr) {
             Ok(w) => w,
             Err(v) => {
                 self.violate(v);
@@ -159,7 +159,7 @@ impl Inner {
             self.violate(v);
             return;
         }
-        if let Err(v) = self.dma.write_words(addr, &new_words) {
+        if let Err(v) = self.desc_write(addr, &new_words) {
             self.violate(v);
             return;
         }

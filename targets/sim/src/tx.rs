@@ -47,22 +47,22 @@ impl Inner {
             }};
         }
         Ok(match layout {
-            DescriptorLayout::TxV2 => desc!(TxV2 { words: self.dma.read_words::<8>(addr)? }),
-            _ => desc!(TxV1 { words: self.dma.read_words::<4>(addr)? }),
+            DescriptorLayout::TxV2 => desc!(TxV2 { words: self.desc_read::<8>(addr)? }),
+            _ => desc!(TxV1 { words: self.desc_read::<4>(addr)? }),
         })
     }
 
     pub(crate) fn complete_tx(&mut self, addr: u64) -> Result<(), Violation> {
         match self.soc.caps.tx_descriptor {
             DescriptorLayout::TxV2 => {
-                let mut d = TxV2 { words: self.dma.read_words::<8>(addr)? };
+                let mut d = TxV2 { words: self.desc_read::<8>(addr)? };
                 d.set_owner_cpu(true);
-                self.dma.write_words(addr, &d.words)
+                self.desc_write(addr, &d.words)
             }
             _ => {
-                let mut d = TxV1 { words: self.dma.read_words::<4>(addr)? };
+                let mut d = TxV1 { words: self.desc_read::<4>(addr)? };
                 d.set_owner_cpu(true);
-                self.dma.write_words(addr, &d.words)
+                self.desc_write(addr, &d.words)
             }
         }
     }

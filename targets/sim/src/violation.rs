@@ -77,6 +77,14 @@ pub enum Violation {
         /// Physical address of the read that came too early.
         addr: u64,
     },
+    /// A descriptor address the engine cannot reach: neither in the frame engine's SRAM window
+    /// nor in DMA memory (or running past the end of either).
+    DescriptorOutOfRange {
+        /// Physical address.
+        addr: u64,
+        /// Length of the descriptor.
+        len: usize,
+    },
     /// A DMA free that matches no live allocation (double free or wrong size).
     BadDmaFree {
         /// Physical address given.
@@ -130,6 +138,9 @@ impl fmt::Display for Violation {
                 "DMA memory at {addr:#x} read after the done bit of the RX descriptor at {desc:#x} without a read \
                  barrier in between"
             ),
+            Violation::DescriptorOutOfRange { addr, len } => {
+                write!(f, "descriptor of {len} bytes at {addr:#x} is neither in the SRAM window nor in DMA memory")
+            }
             Violation::BadDmaFree { addr, len } => {
                 write!(f, "DMA free of {len} bytes at {addr:#x} matches no allocation")
             }

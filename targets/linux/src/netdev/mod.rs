@@ -123,7 +123,7 @@ pub fn run(opts: &Options) -> Result<(), String> {
     }
 
     let soc = plat.soc;
-    let sim = Sim::new(soc);
+    let sim = Sim::for_board(&plat);
     let mut eth = crate::run::bring_up(&board, &plat, &sim)?;
 
     let tun = tap::tun_device();
