@@ -19,6 +19,7 @@ pub mod eth;
 pub mod ethtool;
 pub mod features;
 pub mod frame;
+pub mod headers;
 pub mod hwlro;
 pub mod irq;
 pub mod platform;

@@ -19,7 +19,6 @@
 //! assert_eq!(delivered, 1); // not TCP: passed straight through
 //! ```
 
-mod csum;
 pub(crate) mod fast;
 mod merge;
 pub(crate) mod parse;

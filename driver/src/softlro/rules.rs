@@ -2,11 +2,12 @@
 //! function. Frame rules say whether a segment may be merged at all; flow rules whether it may
 //! join the aggregate its flow holds; closing rules whether the aggregate ends after it.
 
-use super::csum;
-use super::parse::{Options, Seg, addr_range, flags};
+use super::parse::{Options, Seg, flags};
 use super::stats::{FlushReason, PassReason};
 use super::table::Flow;
 use crate::frame::{RxChecksum, RxFrame};
+use crate::headers::csum;
+use crate::headers::ip::{PROTO_TCP, addr_range, v4};
 
 /// Most segments in one aggregate (the MediaTek hardware's and Linux's cap).
 pub const MAX_SEGS: u16 = 64;
@@ -54,16 +55,16 @@ pub(crate) fn checksum_good(frame: &RxFrame<'_>, seg: &Seg) -> Result<u16, PassR
     let d = frame.data;
     let bad = PassReason::BadChecksum;
     let tcp_len = seg.end - seg.tcp_off;
-    let pseudo = csum::sum(d.get(addr_range(seg.l2_len, seg.v6)).ok_or(bad)?) + csum::pseudo_rest(tcp_len);
+    let pseudo = csum::pseudo(d.get(addr_range(seg.l2_len, seg.v6)).ok_or(bad)?, PROTO_TCP, tcp_len);
     let header = csum::sum(d.get(seg.tcp_off..seg.payload_off()).ok_or(bad)?);
     match frame.checksum {
-        RxChecksum::Verified => Ok(!csum::fold(pseudo + header)),
+        RxChecksum::Verified => Ok(csum::finish(pseudo + header)),
         RxChecksum::Unverified => {
-            if !seg.v6 && csum::fold(csum::sum(d.get(seg.l2_len..seg.l2_len + 20).ok_or(bad)?)) != 0xffff {
+            if !seg.v6 && !csum::verifies(csum::sum(d.get(seg.l2_len..seg.l2_len + v4::HLEN).ok_or(bad)?)) {
                 return Err(bad);
             }
             let payload = csum::fold(csum::sum(d.get(seg.payload_off()..seg.end).ok_or(bad)?));
-            if csum::fold(pseudo + header + u64::from(payload)) == 0xffff { Ok(payload) } else { Err(bad) }
+            if csum::verifies(pseudo + header + u64::from(payload)) { Ok(payload) } else { Err(bad) }
         }
     }
 }
