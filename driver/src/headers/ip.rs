@@ -95,6 +95,9 @@ pub struct Ip {
     pub proto: u8,
     /// An IPv4 fragment (MF or an offset) or an IPv6 datagram with a fragment header.
     pub fragment: bool,
+    /// An IPv6 routing header was stepped over (the pseudo-header's destination is then the
+    /// final one, not the header's).
+    pub routing: bool,
     /// The lengths add up: header length at least the fixed header, the L4 header's offset
     /// within the datagram, the datagram within the frame.
     pub whole: bool,
@@ -118,7 +121,8 @@ impl Ip {
                 let frag = u16::from_be_bytes([h[v4::FRAG], h[v4::FRAG + 1]]);
                 let l4 = l3 + ihl;
                 let whole = ihl >= v4::HLEN && l4 <= end && end <= frame.len();
-                Ok(Ip { v6: false, l3, l4, end, proto: h[v4::PROTO], fragment: frag & v4::MF_OFFSET != 0, whole })
+                let fragment = frag & v4::MF_OFFSET != 0;
+                Ok(Ip { v6: false, l3, l4, end, proto: h[v4::PROTO], fragment, routing: false, whole })
             }
             ETHERTYPE_IPV6 => {
                 let h = frame.get(l3..).and_then(|h| h.first_chunk::<{ v6::HLEN }>()).ok_or(bad)?;
@@ -126,8 +130,8 @@ impl Ip {
                     return Err(bad);
                 }
                 let end = l3 + v6::HLEN + usize::from(u16::from_be_bytes([h[v6::PAYLOAD_LEN], h[v6::PAYLOAD_LEN + 1]]));
-                let mut ip =
-                    Ip { v6: true, l3, l4: l3 + v6::HLEN, end, proto: h[v6::NEXT], fragment: false, whole: true };
+                let (l4, proto) = (l3 + v6::HLEN, h[v6::NEXT]);
+                let mut ip = Ip { v6: true, l3, l4, end, proto, fragment: false, routing: false, whole: true };
                 ip.step_over_extensions(frame);
                 ip.whole &= ip.l4 <= end && end <= frame.len();
                 Ok(ip)
@@ -142,6 +146,7 @@ impl Ip {
         for _ in 0..v6::MAX_EXT {
             let len = match self.proto {
                 v6::HOP_BY_HOP | v6::ROUTING | v6::DST_OPTS => {
+                    self.routing |= self.proto == v6::ROUTING;
                     frame.get(self.l4 + 1).map(|&n| (usize::from(n) + 1) * 8)
                 }
                 v6::FRAGMENT => {

@@ -350,6 +350,7 @@ pub(crate) fn commit(table: &mut Table<'_>, p: &Plan, tag: u64) -> Option<FlushR
         }
         Step::Restart(tsval) => {
             f.tsval = tsval;
+            f.born = table.now;
             merge::restart(f, p.n, p.hsum, tag);
             table.held += 1;
             None

@@ -22,6 +22,7 @@ pub(crate) fn start(f: &mut Flow, slot: &mut [u8], frame: &RxFrame<'_>, seg: &Se
     *f = Flow {
         len: seg.end,
         last_use: f.last_use,
+        born: f.born,
         hash: seg.hash,
         hosts: seg.hosts,
         ports: seg.ports,

@@ -112,7 +112,7 @@ pub(crate) enum Unmergeable {
     IpOptions,
     /// IPv4 fragment.
     Fragment,
-    /// IPv6 extension header before TCP.
+    /// An IPv6 routing header, or extension headers not followed to TCP.
     Ipv6ExtHeader,
     /// IP length larger than the frame, or lengths that do not add up.
     Truncated,
@@ -158,7 +158,9 @@ pub(crate) fn parse(d: &[u8], mac: u8) -> Result<Seg, NotSeg> {
     if ip.fragment {
         return Err(related(Unmergeable::Fragment));
     }
-    if v6 && ip.has_extensions() {
+    // Other extension headers merge when equal byte for byte (`rules::same_extension_headers`);
+    // behind a routing header the TCP pseudo-header has another destination than the header's.
+    if v6 && ip.routing {
         return Err(related(Unmergeable::Ipv6ExtHeader));
     }
     if !ip.whole || ip.l4_len() < tcp::HLEN {
