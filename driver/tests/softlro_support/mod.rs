@@ -6,15 +6,9 @@
 use fe_driver::softlro::SoftLro;
 use fe_driver::{RxChecksum, RxFrame};
 
-/// TCP flag bits.
-pub const FIN: u8 = 0x01;
-pub const SYN: u8 = 0x02;
-pub const RST: u8 = 0x04;
-pub const PSH: u8 = 0x08;
-pub const ACK: u8 = 0x10;
-pub const URG: u8 = 0x20;
-pub const ECE: u8 = 0x40;
-pub const CWR: u8 = 0x80;
+/// TCP flag bits (constants only: the checker below parses with its own code).
+#[allow(unused_imports)] // each test binary uses some of them
+pub use fe_driver::headers::l4::flags::{ACK, CWR, ECE, FIN, PSH, RST, SYN, URG};
 
 /// One TCP flow's addressing.
 #[derive(Clone, Debug)]
