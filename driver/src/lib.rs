@@ -22,6 +22,7 @@ pub mod ethtool;
 pub mod features;
 pub mod frame;
 pub mod handles;
+pub mod headers;
 pub mod hwlro;
 pub mod irq;
 pub mod link;

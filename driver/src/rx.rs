@@ -3,7 +3,7 @@
 //!
 //! Frames go to the sink one by one in ring order, then the aggregates of the hardware LRO rings
 //! (where the SoC has them). [`Eth::poll_coalesced`] puts SoftLRO between the rings and the sink
-//! as the `lro` feature says, and flushes it before returning, so nothing is held past a poll.
+//! as the `lro` feature says, and flushes it when the ring is drained (as GRO does).
 
 use crate::desc::{RX_WORDS, RxCodec};
 use crate::eth::{BUF_SIZE, Eth, LroMode};
@@ -70,20 +70,39 @@ impl<P: Platform> EthRx<'_, P> {
 
     /// [`Eth::poll`] with receive coalescing as the `lro` feature says: off, every frame goes
     /// to `sink` as received; `soft`, ring-0 frames pass through `lro` (SoftLRO); `hw`, the
-    /// hardware's aggregates go up as they are and ring-0 frames pass through `lro`. Every
-    /// held aggregate is flushed before this returns, and nothing is merged while the interface
+    /// hardware's aggregates go up as they are and ring-0 frames pass through `lro`. Nothing
+    /// is merged while the interface
     /// forwards ([`Eth::set_forwarding`]). A segment SoftLRO's fast path takes is copied once,
     /// from its DMA buffer straight to the end of its aggregate.
+    ///
+    /// Held aggregates are flushed when this poll drains ring 0 (returns less than `budget`);
+    /// after a poll that used the whole budget they stay held for the next poll, up to the
+    /// SoftLRO flush timeout (measured with [`crate::Clock::now_ns`]). A caller that stops
+    /// polling after a full-budget poll calls [`SoftLro::flush`] (or polls until the ring drains).
     pub fn poll_coalesced(&mut self, budget: usize, lro: &mut SoftLro<'_>, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
         if self.sh.features().lro == LroMode::Off || self.sh.forwarding() {
+            // What an earlier poll held goes first.
+            if lro.held() != 0 {
+                lro.flush(sink);
+            }
             return self.poll(budget, sink);
         }
+        let done = self.ring0_soft(budget, lro, sink);
+        done + self.poll_lro(budget - done, sink)
+    }
+
+    /// Ring 0 through SoftLRO for [`Eth::poll_coalesced`]. As GRO, aggregates are held across a
+    /// poll that used its whole budget (another follows at once), up to the flush timeout; they
+    /// are flushed when ring 0 is drained, and before the LRO rings' aggregates.
+    #[inline(never)]
+    fn ring0_soft(&mut self, budget: usize, lro: &mut SoftLro<'_>, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
+        lro.poll_begin(self.p);
         let done = match self.rx_layout {
             DescriptorLayout::RxV2 => self.ring0_coalesced::<RxV2>(budget, lro, sink),
             _ => self.ring0_coalesced::<RxV1>(budget, lro, sink),
         };
-        lro.flush(sink);
-        done + self.poll_lro(budget - done, sink)
+        lro.poll_end(self.p, done < budget || self.sh.features().lro == LroMode::Hw, sink);
+        done
     }
 
     /// Ring 0 in layout `C`: hands each good frame's buffer to `frame`.

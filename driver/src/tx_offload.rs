@@ -10,6 +10,9 @@ use crate::desc::{TxCodec, TxDesc};
 use crate::eth::{BUF_SIZE, Eth};
 use crate::frame::TxMeta;
 use crate::handles::EthTx;
+use crate::headers::ethernet::Ethernet;
+use crate::headers::ip::{Ip, PROTO_TCP, v4};
+use crate::headers::l4::{tcp, tcp_header_len};
 use crate::platform::Platform;
 use crate::ring::tx::TX_RING;
 use crate::tx::TxError;
@@ -18,31 +21,17 @@ use fe_regs::descriptors::{DescriptorLayout, TxV1, TxV2};
 /// Largest TSO frame in bytes (descriptor lengths and the driver's counters are 16 bits).
 pub const MAX_TSO_FRAME: usize = u16::MAX as usize;
 
-/// Offset of the TCP checksum field and the length of all headers of an Ethernet (optionally
-/// VLAN-tagged) IPv4/IPv6 TCP frame; `None` when the frame is anything else or an IPv4 fragment.
+/// Offset of the TCP checksum field and the length of all headers of an Ethernet (up to two
+/// VLAN tags) IPv4/IPv6 TCP frame; `None` when the frame is anything else, an IPv4 fragment, or
+/// IPv6 with extension headers (the engine finds TCP only right after the fixed header).
 fn tcp_headers(frame: &[u8]) -> Option<(usize, usize)> {
-    let be16 = |o: usize| frame.get(o..o + 2).map(|b| u16::from_be_bytes([b[0], b[1]]));
-    let mut o = 12;
-    for _ in 0..2 {
-        if matches!(be16(o)?, 0x8100 | 0x88a8) {
-            o += 4;
-        }
+    let l2 = Ethernet::parse(frame)?;
+    let ip = Ip::parse(frame, l2.ethertype, l2.l3).ok()?;
+    if ip.proto != PROTO_TCP || ip.fragment || (ip.v6 && ip.has_extensions()) || ip.l4 < ip.l3 + v4::HLEN {
+        return None;
     }
-    let l3 = o + 2;
-    let l4 = match be16(o)? {
-        0x0800 => {
-            let ihl = usize::from(*frame.get(l3)? & 0x0f) * 4;
-            let fragmented = be16(l3 + 6)? & 0x3fff != 0;
-            if ihl < 20 || fragmented || *frame.get(l3 + 9)? != 6 {
-                return None;
-            }
-            l3 + ihl
-        }
-        0x86dd if *frame.get(l3 + 6)? == 6 => l3 + 40,
-        _ => return None,
-    };
-    let thl = usize::from(*frame.get(l4 + 12)? >> 4) * 4;
-    (thl >= 20 && l4 + thl <= frame.len()).then_some((l4 + 16, l4 + thl))
+    let hlen = tcp_header_len(frame, ip.l4, frame.len())?;
+    Some((ip.l4 + tcp::CSUM, ip.l4 + hlen))
 }
 
 impl<P: Platform> Eth<P> {

@@ -4,14 +4,11 @@
 
 mod support_sim;
 
-use fe_driver::dt::Duplex;
 use fe_driver::softlro::SoftLro;
-use fe_driver::{Eth, EthError, Features, LinkState, LroMode, RxChecksum};
+use fe_driver::{Eth, EthError, Features, LroMode, RxChecksum};
 use fe_sim::Sim;
 use fe_sim::packet::{self, TcpSpec, TcpStream};
-use support_sim::{SimPlatform, boards, probe};
-
-const GIGABIT: LinkState = LinkState { speed: 1000, duplex: Duplex::Full, pause: true };
+use support_sim::{SimPlatform, each_open_board};
 
 /// A delivered frame: its TCP payload and metadata.
 #[derive(Debug)]
@@ -38,18 +35,7 @@ fn up(f: fe_driver::RxFrame<'_>, soft: bool) -> Up {
 
 /// Opens every bundled board with its first enabled MAC's link up and runs `f`.
 fn each_board(f: impl Fn(&str, &Sim, &mut Eth<SimPlatform<'_>>, u8)) {
-    for (name, dtb) in boards() {
-        let board = probe(name, &dtb);
-        let sim = Sim::for_board(&board);
-        let mut eth = Eth::new(&board, SimPlatform(&sim)).expect(name);
-        eth.open().expect(name);
-        let mac = eth.enabled_macs().next().unwrap().id;
-        if eth.mac(mac).unwrap().link.is_none() {
-            eth.link_up(mac, GIGABIT).unwrap();
-        }
-        f(name, &sim, &mut eth, mac);
-        assert!(sim.violations().is_empty(), "{name}: violations: {:?}", sim.violations());
-    }
+    each_open_board(f);
 }
 
 /// Sends `n` full segments of `stream` on `mac`'s wire and lets them arrive.

@@ -105,6 +105,23 @@ fn the_driver_modules_import_each_other_without_a_cycle() {
 }
 
 #[test]
+fn the_header_module_is_a_leaf() {
+    let mods = modules();
+    let known: BTreeSet<String> = mods.keys().cloned().collect();
+    let inside = |m: &str| m == "headers" || m.starts_with("headers::");
+    let parts: Vec<_> = mods.keys().filter(|m| inside(m)).collect();
+    assert!(parts.len() > 1, "headers and its parts are found: {parts:?}");
+    for m in parts {
+        let outside: Vec<_> = imports(m, &mods[m], &known).into_iter().filter(|i| !inside(i)).collect();
+        assert!(outside.is_empty(), "{m} imports {outside:?}");
+    }
+    // Its users reach it (the scan sees `crate::headers` paths).
+    for user in ["softlro::parse", "tx_offload", "adapters::checksum"] {
+        assert!(imports(user, &mods[user], &known).iter().any(|i| inside(i)), "{user} does not use headers");
+    }
+}
+
+#[test]
 fn leaf_modules_import_nothing_above_them() {
     let mods = modules();
     let known: BTreeSet<String> = mods.keys().cloned().collect();

@@ -4,7 +4,7 @@
 mod softlro_support;
 
 use fe_driver::RxChecksum::{Unverified, Verified};
-use fe_driver::softlro::{FlushReason, MAX_FLOWS, MAX_IP_LEN, MAX_SEGS, PassReason, SoftLro};
+use fe_driver::softlro::{FlushReason, MAX_FLOWS, MAX_IP_LEN, MAX_SEGS, PassReason, SLOT_SIZE, SoftLro};
 use softlro_support::*;
 
 /// `head` then `ok` merge into one aggregate; `head` then `bad` do not (each goes out alone,
@@ -402,17 +402,49 @@ fn ipv4_fragments_never_merge() {
 }
 
 #[test]
-fn ipv6_extension_headers_never_merge() {
+fn ipv6_extension_headers_merge_when_every_byte_is_equal() {
+    // As Linux GRO: segments whose extension headers are byte-identical merge (was: never).
     let f = Flow::v6(1);
-    let a = head();
-    let mut bad = a.next(1448);
-    bad.ext_header = true;
-    merges_only_if(&f, &a, &a.next(1448), &bad);
-    let mut h = a.clone();
-    h.ext_header = true;
-    let mut t = h.next(1448);
-    t.ext_header = true;
-    apart(&f, &[h, t]);
+    for ext_type in [0, 60] {
+        let mut h = head();
+        (h.ext_header, h.ext_type, h.ext_data) = (true, ext_type, 7);
+        let segs = [h.clone(), h.next(1448), h.next(1448).next(1448)];
+        for verdict in [Verified, Unverified] {
+            let out = coalesce_with(segs.iter().map(|s| (f.mac, frame(&f, s), verdict)).collect());
+            assert_eq!(out.len(), 1, "type {ext_type}, {verdict:?}");
+            assert_eq!((out[0].segs, out[0].seg_size), (3, 1448));
+            let k = check_valid(&out[0]);
+            assert_eq!(k.ip_len, 40 + 8 + 32 + 3 * 1448, "payload length counts the extension header");
+            assert_eq!(k.payload, pattern(1000, 3 * 1448));
+            assert_eq!(out[0].data[14 + 40..14 + 48], frame(&f, &h)[14 + 40..14 + 48], "the head's header");
+        }
+        // One byte different, or no extension header at all: never.
+        let mut other = h.next(1448);
+        other.ext_data = 8;
+        merges_only_if(&f, &h, &h.next(1448), &other);
+        let mut none = h.next(1448);
+        none.ext_header = false;
+        merges_only_if(&f, &h, &h.next(1448), &none);
+        let mut plain = head();
+        plain.ext_header = false;
+        let mut with = plain.next(1448);
+        (with.ext_header, with.ext_type) = (true, ext_type);
+        merges_only_if(&f, &plain, &plain.next(1448), &with);
+    }
+}
+
+#[test]
+fn ipv6_routing_headers_never_merge() {
+    // Behind a routing header the TCP pseudo-header's destination is the route's last address,
+    // not the header's: such segments pass as received.
+    let f = Flow::v6(1);
+    let mut h = head();
+    (h.ext_header, h.ext_type) = (true, 43);
+    apart(&f, &[h.clone(), h.next(1448)]);
+    let mut storage = vec![0u8; 65536];
+    let mut lro = SoftLro::new(&mut storage, 1);
+    run(&mut lro, &[(f.mac, frame(&f, &h), Verified)]);
+    assert_eq!(lro.stats().passed(PassReason::Ipv6ExtHeader), 1);
 }
 
 #[test]
@@ -471,6 +503,30 @@ fn aggregate_stays_within_the_ip_length_limit() {
         }
         assert_eq!(total, 100 * 1448);
         assert_eq!(out[0].segs, ((MAX_IP_LEN - 40) / 1448) as u16, "as many as fit");
+    }
+}
+
+#[test]
+fn aggregates_grow_to_the_ip_length_limit() {
+    // 1455-byte segments without options: 45 fit in 65535 bytes of IP length (44 would in the
+    // 65280 of a 255-byte margin), as Linux GRO builds them.
+    for f in [Flow::v4(1), Flow::v6(1)] {
+        let mut s = Seg::data(0, 1455);
+        s.ts = None;
+        let mut segs = vec![s];
+        for _ in 0..49 {
+            let n = segs.last().unwrap().next(1455);
+            segs.push(n);
+        }
+        let mut storage = vec![0u8; 4 * SLOT_SIZE];
+        let mut lro = SoftLro::new(&mut storage, 4);
+        let out = run(&mut lro, &segs.iter().map(|s| (f.mac, frame(&f, s), Verified)).collect::<Vec<_>>());
+        let k = check_valid(&out[0]);
+        assert_eq!(out[0].segs, 45, "v6 {}", f.v6);
+        let length_field = k.ip_len - if k.v6 { 40 } else { 0 };
+        assert_eq!(length_field, if k.v6 { 0 } else { 20 } + 20 + 45 * 1455);
+        assert!(length_field <= MAX_IP_LEN && MAX_IP_LEN == 65535);
+        assert_eq!(out.iter().map(|o| check_valid(o).payload.len()).sum::<usize>(), 50 * 1455);
     }
 }
 

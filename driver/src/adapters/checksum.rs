@@ -6,6 +6,11 @@
 //! with the stack, because a UDP datagram may be fragmented and only the stack sees it whole.
 //! Every read is bounds-checked: a malformed frame gives a verdict, never a panic.
 
+use crate::headers::ethernet::Ethernet;
+use crate::headers::ip::{Ip, IpError, PROTO_TCP, v4};
+use crate::headers::l4::tcp;
+use crate::headers::{csum, put16};
+
 /// Result of checking a received frame in software.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SwVerdict {
@@ -17,108 +22,20 @@ pub enum SwVerdict {
     Unverifiable,
 }
 
-/// Where the IP and L4 parts of a frame are.
-#[derive(Clone, Copy, Debug)]
-struct Layout {
-    /// Offset of the IP header.
-    l3: usize,
-    /// Offset of the L4 header.
-    l4: usize,
-    /// End of the IP packet (frames may carry Ethernet padding after it).
-    end: usize,
-    /// IPv4 (header checksum present) rather than IPv6.
-    v4: bool,
-    /// IP protocol / final next header.
-    proto: u8,
-    /// An IP fragment (IPv4 MF or offset, IPv6 fragment header).
-    fragment: bool,
-}
-
-const TCP: u8 = 6;
-
-fn be16(f: &[u8], o: usize) -> Option<u16> {
-    f.get(o..o.checked_add(2)?).map(|b| u16::from_be_bytes([b[0], b[1]]))
-}
-
-/// One's-complement sum of `data` (odd length padded with a zero byte) added to `acc`.
-fn sum(data: &[u8], mut acc: u32) -> u32 {
-    let mut chunks = data.chunks_exact(2);
-    for c in &mut chunks {
-        acc = acc.wrapping_add(u32::from(u16::from_be_bytes([c[0], c[1]])));
-        // Fold early so the accumulator never wraps, whatever the length.
-        if acc & 0x8000_0000 != 0 {
-            acc = (acc & 0xffff) + (acc >> 16);
-        }
-    }
-    if let [b] = chunks.remainder() {
-        acc = acc.wrapping_add(u32::from(*b) << 8);
-    }
-    acc
-}
-
-fn fold(mut acc: u32) -> u16 {
-    while acc >> 16 != 0 {
-        acc = (acc & 0xffff) + (acc >> 16);
-    }
-    acc as u16
-}
-
-/// `None` for frames that are not IP (ARP, ...) or too short to parse; `Some(Err(()))` for an
-/// IP frame whose length fields do not fit.
-fn layout(f: &[u8]) -> Option<Result<Layout, ()>> {
-    let mut o = 12;
-    for _ in 0..2 {
-        if matches!(be16(f, o)?, 0x8100 | 0x88a8) {
-            o += 4;
-        }
-    }
-    let l3 = o + 2;
-    match be16(f, o)? {
-        0x0800 => {
-            let ihl = usize::from(*f.get(l3)? & 0x0f) * 4;
-            let total = usize::from(be16(f, l3 + 2)?);
-            if *f.get(l3)? >> 4 != 4 || ihl < 20 || total < ihl || l3 + total > f.len() {
-                return Some(Err(()));
-            }
-            let frag = be16(f, l3 + 6)? & 0x3fff != 0;
-            Some(Ok(Layout { l3, l4: l3 + ihl, end: l3 + total, v4: true, proto: *f.get(l3 + 9)?, fragment: frag }))
-        }
-        0x86dd => {
-            let end = l3 + 40 + usize::from(be16(f, l3 + 4)?);
-            if *f.get(l3)? >> 4 != 6 || end > f.len() {
-                return Some(Err(()));
-            }
-            let (mut next, mut l4, mut fragment) = (*f.get(l3 + 6)?, l3 + 40, false);
-            // Hop-by-hop, routing, fragment and destination options come before the L4 header.
-            for _ in 0..8 {
-                match next {
-                    0 | 43 | 60 => {
-                        let len = (usize::from(*f.get(l4 + 1)?) + 1) * 8;
-                        next = *f.get(l4)?;
-                        l4 += len;
-                    }
-                    44 => {
-                        fragment = true;
-                        next = *f.get(l4)?;
-                        l4 += 8;
-                    }
-                    _ => break,
-                }
-            }
-            if l4 > end {
-                return Some(Err(()));
-            }
-            Some(Ok(Layout { l3, l4, end, v4: false, proto: next, fragment }))
-        }
-        _ => None,
+/// `None` for frames that are not IP (ARP, ...) or too short to hold an EtherType;
+/// `Some(Err(()))` for an IP frame whose header or length fields do not fit.
+fn layout(f: &[u8]) -> Option<Result<Ip, ()>> {
+    let l2 = Ethernet::parse(f)?;
+    match Ip::parse(f, l2.ethertype, l2.l3) {
+        Err(IpError::NotIp) => None,
+        Ok(ip) if ip.whole => Some(Ok(ip)),
+        _ => Some(Err(())),
     }
 }
 
 /// The pseudo-header sum of the TCP segment of `l`.
-fn pseudo(f: &[u8], l: &Layout) -> Option<u32> {
-    let len = u32::try_from(l.end - l.l4).ok()?;
-    let addrs = if l.v4 { f.get(l.l3 + 12..l.l3 + 20)? } else { f.get(l.l3 + 8..l.l3 + 40)? };
-    Some(sum(addrs, u32::from(TCP)).wrapping_add(len))
+fn pseudo(f: &[u8], l: &Ip) -> Option<u64> {
+    Some(csum::pseudo(f.get(l.addrs())?, PROTO_TCP, l.l4_len()))
 }
 
 /// Checks the IPv4 header checksum and the TCP checksum of `frame` (an Ethernet frame, up to two
@@ -130,17 +47,17 @@ pub fn verify(frame: &[u8]) -> SwVerdict {
         Some(Err(())) => return SwVerdict::Bad,
         Some(Ok(l)) => l,
     };
-    if l.v4 && frame.get(l.l3..l.l4).is_none_or(|h| fold(sum(h, 0)) != 0xffff) {
+    if !l.v6 && frame.get(l.l3..l.l4).is_none_or(|h| !csum::verifies(csum::sum(h))) {
         return SwVerdict::Bad;
     }
-    if l.proto != TCP {
+    if l.proto != PROTO_TCP {
         return SwVerdict::Good;
     }
     if l.fragment {
         return SwVerdict::Unverifiable;
     }
     match (frame.get(l.l4..l.end), pseudo(frame, &l)) {
-        (Some(seg), Some(p)) if seg.len() >= 20 && fold(sum(seg, p)) == 0xffff => SwVerdict::Good,
+        (Some(seg), Some(p)) if seg.len() >= tcp::HLEN && csum::verifies(csum::sum(seg) + p) => SwVerdict::Good,
         _ => SwVerdict::Bad,
     }
 }
@@ -159,20 +76,18 @@ pub fn fill(frame: &mut [u8]) -> bool {
         Some(Err(())) => return false,
         Some(Ok(l)) => l,
     };
-    if l.v4 {
+    if !l.v6 {
         let Some(h) = frame.get_mut(l.l3..l.l4) else { return false };
-        h[10..12].fill(0);
-        let c = !fold(sum(h, 0));
-        h[10..12].copy_from_slice(&c.to_be_bytes());
+        put16(h, v4::CSUM, 0);
+        put16(h, v4::CSUM, csum::finish(csum::sum(h)));
     }
-    if l.proto != TCP || l.fragment {
+    if l.proto != PROTO_TCP || l.fragment {
         return true;
     }
     let Some(p) = pseudo(frame, &l) else { return false };
-    let Some(seg) = frame.get_mut(l.l4..l.end).filter(|s| s.len() >= 20) else { return false };
-    seg[16..18].fill(0);
-    let c = !fold(sum(seg, p));
-    seg[16..18].copy_from_slice(&c.to_be_bytes());
+    let Some(seg) = frame.get_mut(l.l4..l.end).filter(|s| s.len() >= tcp::HLEN) else { return false };
+    put16(seg, tcp::CSUM, 0);
+    put16(seg, tcp::CSUM, csum::finish(csum::sum(seg) + p));
     true
 }
 
@@ -187,7 +102,7 @@ mod tests {
         f[14] = 0x45;
         f[16..18].copy_from_slice(&45u16.to_be_bytes());
         f[22] = 64;
-        f[23] = TCP;
+        f[23] = PROTO_TCP;
         f[26..30].copy_from_slice(&[10, 0, 0, 1]);
         f[30..34].copy_from_slice(&[10, 0, 0, 2]);
         f[46] = 0x50;

@@ -26,6 +26,7 @@ use super::rules;
 use super::stats::FlushReason;
 use super::table::{Flow, MAX_FLOWS, Table};
 use crate::frame::RxChecksum;
+use crate::headers::csum;
 
 /// Header bytes the compare covers: Ethernet + tag (18), IPv6 (40), TCP with timestamps (32).
 pub(crate) const MAX_HDR: usize = 96;
@@ -84,7 +85,7 @@ pub(crate) struct Expect {
     t: usize,
     /// The TCP header carries timestamps.
     ts: bool,
-    /// Little-endian sum (see [`sum_le`]) of the predicted TCP header's 32-bit words that tier 1
+    /// Little-endian sum (see [`csum::sum_le`]) of the predicted TCP header's 32-bit words that tier 1
     /// requires equal: all but sequence, checksum/urgent pointer and TSval.
     pub(crate) k_sum: u64,
 }
@@ -172,22 +173,6 @@ impl Expect {
     }
 }
 
-/// Ones'-complement sum of `b` (a whole number of 32-bit words) read as little-endian words:
-/// the byte-swapped sum of the big-endian words, without a swap per word (RFC 1071, 2(B)).
-#[inline(always)]
-fn sum_le(b: &[u8]) -> u64 {
-    let (pairs, rest) = b.as_chunks::<8>();
-    let mut s = 0u64;
-    for p in pairs {
-        let w = u64::from_le_bytes(*p);
-        s += (w & 0xffff_ffff) + (w >> 32);
-    }
-    if let Some(w) = rest.first_chunk::<4>() {
-        s += u64::from(u32::from_le_bytes(*w));
-    }
-    s
-}
-
 /// What the fast path does with a segment.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Step {
@@ -214,7 +199,7 @@ pub(crate) struct Plan {
     pub n: usize,
     /// What the segment does.
     pub step: Step,
-    /// Little-endian sum of the TCP header (see [`sum_le`]).
+    /// Little-endian sum of the TCP header (see [`csum::sum_le`]).
     hsum: u64,
 }
 
@@ -345,7 +330,7 @@ fn plan_in<const L2: usize, const V6: bool, const TS: bool>(
     {
         return None;
     }
-    let hsum = sum_le(&h[t..off]);
+    let hsum = csum::sum_le(&h[t..off]);
     let tail = Tail { ack, window: be16(t + 14), tsval, tsecr, flags: h[t + 13], verified: true };
     Some(Plan { slot, off, at: f.len, n: plen, step: Step::Moved(tail), hsum })
 }
@@ -365,6 +350,7 @@ pub(crate) fn commit(table: &mut Table<'_>, p: &Plan, tag: u64) -> Option<FlushR
         }
         Step::Restart(tsval) => {
             f.tsval = tsval;
+            f.born = table.now;
             merge::restart(f, p.n, p.hsum, tag);
             table.held += 1;
             None

@@ -2,24 +2,14 @@
 //! its payload, and on close the head's headers are rewritten (lengths, IPv4 header checksum,
 //! ACK, window, timestamps, PSH, and an incrementally computed TCP checksum).
 
-use super::csum;
 use super::fast::{MAX_HDR, Shape};
-use super::parse::{Options, Seg, addr_range, flags};
+use super::parse::{Options, Seg, flags};
 use super::rules;
 use super::table::Flow;
 use crate::frame::{RxChecksum, RxFrame};
-
-fn put16(b: &mut [u8], at: usize, v: u16) {
-    if let Some(d) = b.get_mut(at..at + 2) {
-        d.copy_from_slice(&v.to_be_bytes());
-    }
-}
-
-fn put32(b: &mut [u8], at: usize, v: u32) {
-    if let Some(d) = b.get_mut(at..at + 4) {
-        d.copy_from_slice(&v.to_be_bytes());
-    }
-}
+use crate::headers::ip::{PROTO_TCP, addr_range, v4, v6};
+use crate::headers::l4::tcp;
+use crate::headers::{be16, csum, put16, put32};
 
 /// Starts an aggregate in `slot` with `seg` (its payload's sum `psum`) as the head; the caller
 /// checked that the trimmed frame fits the slot.
@@ -32,6 +22,7 @@ pub(crate) fn start(f: &mut Flow, slot: &mut [u8], frame: &RxFrame<'_>, seg: &Se
     *f = Flow {
         len: seg.end,
         last_use: f.last_use,
+        born: f.born,
         hash: seg.hash,
         hosts: seg.hosts,
         ports: seg.ports,
@@ -169,8 +160,8 @@ fn fast_payload_sum(f: &Flow) -> u64 {
     }
     let tcp_len = segs * f.tcp_hlen as u64 + (f.payload_len() - f.slow_payload) as u64;
     let headers = u64::from(csum::fold(f.fast_hsum).swap_bytes());
-    let rest = headers + segs * (f.addr_sum + csum::pseudo_rest(0)) + tcp_len;
-    u64::from(!csum::fold(rest))
+    let rest = headers + segs * (f.addr_sum + csum::pseudo_rest(PROTO_TCP, 0)) + tcp_len;
+    u64::from(csum::finish(rest))
 }
 
 /// Rewrites the head's headers in `slot` for the aggregate (nothing to do for a lone head).
@@ -208,27 +199,27 @@ fn rewrite_in<const L2: usize, const V6: bool, const TS: bool>(f: &Flow, h: &mut
 fn rewrite(f: &Flow, slot: &mut [u8], ip: usize, v6: bool, t: usize, hlen: usize, ts: bool) {
     let tcp_len = hlen + f.payload_len();
     if v6 {
-        put16(slot, ip + 4, tcp_len as u16);
+        put16(slot, ip + v6::PAYLOAD_LEN, (t - ip - v6::HLEN + tcp_len) as u16);
     } else {
-        put16(slot, ip + 2, (20 + tcp_len) as u16);
-        put16(slot, ip + 10, 0);
-        let c = !csum::fold(csum::sum(slot.get(ip..ip + 20).unwrap_or_default()));
-        put16(slot, ip + 10, c);
+        // The head's header checksum (verified) follows its new total length (RFC 1624).
+        let (old, new) = (be16(slot, ip + v4::TOTAL_LEN).unwrap_or(0), (v4::HLEN + tcp_len) as u16);
+        let c = csum::update16(be16(slot, ip + v4::CSUM).unwrap_or(0), old, new);
+        put16(slot, ip + v4::TOTAL_LEN, new);
+        put16(slot, ip + v4::CSUM, c);
     }
-    put32(slot, t + 8, f.ack);
-    if let Some(b) = slot.get_mut(t + 13) {
+    put32(slot, t + tcp::ACK, f.ack);
+    if let Some(b) = slot.get_mut(t + tcp::FLAGS) {
         *b |= f.flags_or;
     }
-    put16(slot, t + 14, f.window);
-    put16(slot, t + 16, 0);
+    put16(slot, t + tcp::WINDOW, f.window);
+    put16(slot, t + tcp::CSUM, 0);
     if ts {
         put32(slot, t + 24, f.tsval);
         put32(slot, t + 28, f.tsecr);
     }
-    let s = csum::sum(slot.get(addr_range(ip, v6)).unwrap_or_default())
-        + csum::pseudo_rest(tcp_len)
+    let s = csum::pseudo(slot.get(addr_range(ip, v6)).unwrap_or_default(), PROTO_TCP, tcp_len)
         + csum::sum(slot.get(t..t + hlen).unwrap_or_default())
         + f.payload_sum
         + fast_payload_sum(f);
-    put16(slot, t + 16, !csum::fold(s));
+    put16(slot, t + tcp::CSUM, csum::finish(s));
 }

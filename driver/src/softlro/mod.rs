@@ -3,7 +3,10 @@
 //! Frames are offered one by one with [`SoftLro::push`]; segments that may be merged are held,
 //! one aggregate per flow in a bounded table of slots carved from caller storage, and delivered
 //! when they close (PSH, a short segment, full, a segment that cannot join, eviction) or at the
-//! latest at [`SoftLro::flush`], which the driver calls at the end of every poll. Every flow's
+//! latest at [`SoftLro::flush`]. As Linux GRO does, the driver keeps aggregates across a poll
+//! that used its whole budget and flushes them when a poll drains the ring; an aggregate older
+//! than the flush timeout ([`SoftLro::set_flush_timeout`]) is closed at the end of the poll
+//! that finds it so ([`SoftLro::flush_expired`]). A caller that stops polling flushes. Every flow's
 //! bytes leave in the order they came. The merge rules are those of the merged rule table in
 //! `docs/lro-rules.md` (one function per rule in `rules.rs`); an aggregate leaves with its segment
 //! count and size, correct IP lengths, IPv4 header checksum and TCP checksum.
@@ -19,7 +22,6 @@
 //! assert_eq!(delivered, 1); // not TCP: passed straight through
 //! ```
 
-mod csum;
 pub(crate) mod fast;
 mod merge;
 pub(crate) mod parse;
@@ -28,27 +30,111 @@ pub(crate) mod run;
 mod stats;
 mod table;
 
-pub use rules::{LENGTH_MARGIN, MAX_IP_LEN, MAX_SEGS};
+pub use rules::{MAX_IP_LEN, MAX_SEGS};
 pub use stats::{FlushReason, LroStats, PassReason};
 pub use table::MAX_FLOWS;
 
 use crate::frame::{RxChecksum, RxFrame};
+use crate::headers::ip::v6;
+use crate::platform::Clock;
 use parse::{NotSeg, Unmergeable, flags};
+
+/// Bytes of a slot that holds the largest aggregate: an 802.1Q-tagged Ethernet header and an IP
+/// datagram of [`MAX_IP_LEN`] bytes (IPv6: that payload length after the fixed header).
+pub const SLOT_SIZE: usize = 18 + v6::HLEN + MAX_IP_LEN;
+
+/// Default of [`SoftLro::set_flush_timeout`]: 20 µs, shorter than one jiffy (Linux flushes
+/// aggregates older than that on a full-budget poll) and than the engine's 200 µs LRO age.
+pub const FLUSH_TIMEOUT_NS: u64 = 20_000;
 use table::Table;
 
 /// The software coalescer: a bounded table of held aggregates over caller storage.
 pub struct SoftLro<'a> {
     table: Table<'a>,
     forwarding: bool,
+    flush_timeout_ns: u64,
+    /// No held aggregate is older than this stamp (see [`Flow`](table::Flow)`::born`).
+    oldest: u64,
     stats: LroStats,
 }
 
 impl<'a> SoftLro<'a> {
     /// Carves `storage` into `flows` slots (at most [`MAX_FLOWS`]); each slot holds one aggregate
     /// (headers + payload), so the largest aggregate is min(slot size, Ethernet header +
-    /// [`MAX_IP_LEN`]). No allocation ever; with no room every frame passes through.
+    /// [`MAX_IP_LEN`]): slots of [`SLOT_SIZE`] bytes hold any. No allocation ever; with no room
+    /// every frame passes through.
     pub fn new(storage: &'a mut [u8], flows: usize) -> Self {
-        SoftLro { table: Table::new(storage, flows), forwarding: false, stats: LroStats::default() }
+        SoftLro {
+            table: Table::new(storage, flows),
+            forwarding: false,
+            flush_timeout_ns: FLUSH_TIMEOUT_NS,
+            oldest: 0,
+            stats: LroStats::default(),
+        }
+    }
+
+    /// Sets how long an aggregate may be held across polls that use their whole budget, in
+    /// nanoseconds of the platform clock ([`FLUSH_TIMEOUT_NS`] by default; 0: closed at the end
+    /// of every poll, as before).
+    pub fn set_flush_timeout(&mut self, ns: u64) {
+        self.flush_timeout_ns = ns;
+    }
+
+    /// The flush timeout in nanoseconds.
+    pub fn flush_timeout(&self) -> u64 {
+        self.flush_timeout_ns
+    }
+
+    /// Sets the time (ns, the clock [`SoftLro::flush_expired`] is given; it never goes back)
+    /// that aggregates started from now on are stamped with: no later than their first segment
+    /// is offered, so an aggregate's age is never underestimated.
+    pub fn set_time(&mut self, now_ns: u64) {
+        self.table.now = now_ns;
+    }
+
+    /// The start of a receive poll: aggregates it starts are stamped with the time of the
+    /// platform's `clock` ([`SoftLro::set_time`]).
+    #[inline(never)]
+    pub fn poll_begin<C: Clock>(&mut self, clock: &C) {
+        self.set_time(clock.now_ns());
+    }
+
+    /// The end of a receive poll: delivers every held aggregate when the poll `drained` the
+    /// ring, else those the flush timeout has passed for by the platform's `clock`.
+    #[inline(never)]
+    pub fn poll_end<C: Clock>(&mut self, clock: &C, drained: bool, out: &mut dyn FnMut(RxFrame<'_>)) {
+        if drained {
+            self.flush(out);
+        } else {
+            self.flush_expired(clock.now_ns(), out);
+        }
+    }
+
+    /// Delivers every held aggregate started [`SoftLro::flush_timeout`] or longer before
+    /// `now_ns` (called at the end of a poll that used its whole budget).
+    pub fn flush_expired(&mut self, now_ns: u64, out: &mut dyn FnMut(RxFrame<'_>)) {
+        let timeout = self.flush_timeout_ns;
+        if self.table.held == 0 {
+            // Aggregates started from now on are stamped no earlier (the time never goes back).
+            self.oldest = self.table.now;
+            return;
+        }
+        if now_ns.saturating_sub(self.oldest) < timeout {
+            return;
+        }
+        let mut oldest = self.table.now;
+        for i in 0..self.table.n {
+            let f = &self.table.flows[i % MAX_FLOWS];
+            if !f.held() {
+                continue;
+            }
+            if now_ns.saturating_sub(f.born) >= timeout {
+                self.close(i, FlushReason::Timeout, &mut |f, _| out(f));
+            } else {
+                oldest = oldest.min(f.born);
+            }
+        }
+        self.oldest = oldest;
     }
 
     /// Offers one received frame; delivers to `out` zero or more frames, keeping each flow's
@@ -64,7 +150,8 @@ impl<'a> SoftLro<'a> {
         self.push_inner(frame, tag, out);
     }
 
-    /// Delivers every held aggregate (called at the end of every poll: nothing is held past it).
+    /// Delivers every held aggregate (the driver calls it when a poll drains the ring; a caller
+    /// that stops polling calls it so nothing stays held).
     pub fn flush(&mut self, out: &mut dyn FnMut(RxFrame<'_>)) {
         self.flush_inner(&mut |f, _| out(f));
     }
@@ -193,7 +280,12 @@ impl<'a> SoftLro<'a> {
         }
         let slot_size = self.table.slot_size;
         if let Some(i) = held {
-            match rules::joins(&self.table.flows[i], &seg, slot_size) {
+            let mut joins = rules::joins(&self.table.flows[i], &seg, slot_size);
+            if joins.is_ok() && seg.v6 && seg.tcp_off != seg.l2_len + v6::HLEN {
+                let ext = seg.l2_len + v6::HLEN..seg.tcp_off;
+                joins = rules::same_extension_headers(self.table.parts(i).1, frame.data, ext);
+            }
+            match joins {
                 Ok(()) => {
                     self.table.touch(i);
                     let (f, slot) = self.table.parts(i);
@@ -226,7 +318,9 @@ impl<'a> SoftLro<'a> {
         };
         self.table.touch(i);
         self.table.held += 1;
+        let now = self.table.now;
         let (f, slot) = self.table.parts(i);
+        f.born = now;
         merge::start(f, slot, &frame, &seg, psum, tag);
     }
 

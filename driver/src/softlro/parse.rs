@@ -1,34 +1,13 @@
-//! Header parsing: Ethernet II (optionally one 802.1Q tag), IPv4 or IPv6, TCP. Reads only the
-//! headers, never past the frame, and never panics on truncated or malformed input.
+//! What SoftLRO reads of a frame: Ethernet II (optionally one 802.1Q tag), IPv4 or IPv6, TCP,
+//! located and read through [`crate::headers`]. Reads only the headers, never past the frame,
+//! and never panics on truncated or malformed input.
 
-/// EtherType of IPv4.
-const ETH_IPV4: u16 = 0x0800;
-/// EtherType of IPv6.
-const ETH_IPV6: u16 = 0x86dd;
-/// EtherType of an 802.1Q tag.
-const ETH_VLAN: u16 = 0x8100;
-/// IP protocol number of TCP.
-const IPPROTO_TCP: u8 = 6;
+use crate::headers::ethernet::Ethernet;
+use crate::headers::ip::{Ip, PROTO_ICMPV6, PROTO_NONE, PROTO_TCP, PROTO_UDP, addr_range};
+use crate::headers::l4::{tcp, tcp_header_len};
+use crate::headers::{be16, be32};
 
-/// TCP flag bits (byte 13 of the TCP header).
-pub(crate) mod flags {
-    /// FIN.
-    pub const FIN: u8 = 0x01;
-    /// SYN.
-    pub const SYN: u8 = 0x02;
-    /// RST.
-    pub const RST: u8 = 0x04;
-    /// PSH.
-    pub const PSH: u8 = 0x08;
-    /// ACK.
-    pub const ACK: u8 = 0x10;
-    /// URG.
-    pub const URG: u8 = 0x20;
-    /// ECE.
-    pub const ECE: u8 = 0x40;
-    /// CWR.
-    pub const CWR: u8 = 0x80;
-}
+pub(crate) use crate::headers::l4::flags;
 
 /// The TCP options this coalescer understands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,27 +112,10 @@ pub(crate) enum Unmergeable {
     IpOptions,
     /// IPv4 fragment.
     Fragment,
-    /// IPv6 extension header before TCP.
+    /// An IPv6 routing header, or extension headers not followed to TCP.
     Ipv6ExtHeader,
     /// IP length larger than the frame, or lengths that do not add up.
     Truncated,
-}
-
-/// Big-endian 16 bits at `at`; 0 past the end (callers check lengths first).
-#[inline(always)]
-fn rd16(d: &[u8], at: usize) -> u16 {
-    d.get(at..at + 2).map_or(0, |b| u16::from_be_bytes([b[0], b[1]]))
-}
-
-/// Big-endian 32 bits at `at`; 0 past the end (callers check lengths first).
-#[inline(always)]
-fn rd32(d: &[u8], at: usize) -> u32 {
-    d.get(at..at + 4).map_or(0, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-}
-
-/// Where the source and destination addresses are, for a frame of this layout.
-pub(crate) fn addr_range(l2_len: usize, v6: bool) -> core::ops::Range<usize> {
-    if v6 { l2_len + 8..l2_len + 40 } else { l2_len + 12..l2_len + 20 }
 }
 
 /// The hosts of a frame whose IP header is known to be complete.
@@ -176,92 +138,70 @@ pub(crate) fn parse(d: &[u8], mac: u8) -> Result<Seg, NotSeg> {
     if d.len() < 14 + 40 {
         return Err(un); // shorter than any IP + TCP header
     }
-    let mut l2_len = 14;
-    let mut ethertype = rd16(d, 12);
-    let mut tci = 0;
-    if ethertype == ETH_VLAN {
-        tci = rd16(d, 14);
-        ethertype = rd16(d, 16);
-        l2_len = 18;
+    let l2 = Ethernet::parse(d).filter(Ethernet::at_most_one_8021q).ok_or(un)?;
+    let (l2_len, tci) = (l2.l3, l2.tci);
+    let ip = Ip::parse(d, l2.ethertype, l2_len).map_err(|_| un)?;
+    let v6 = ip.v6;
+    let related = |why| NotSeg::Related { hosts: hosts(d, mac, l2_len, v6, tci), why };
+    if ip.proto != PROTO_TCP {
+        // UDP, ICMPv6 or no next header is never TCP; an IPv6 chain we did not follow to its
+        // end may hide it.
+        return Err(if v6 && !matches!(ip.proto, PROTO_UDP | PROTO_ICMPV6 | PROTO_NONE) {
+            related(Unmergeable::Ipv6ExtHeader)
+        } else {
+            un
+        });
     }
-    let ip = l2_len;
-    let (v6, tcp_off, end, tos, ttl, df, ip_id, flow_label) = match ethertype {
-        ETH_IPV4 => {
-            if d.len() < ip + 20 || d[ip] >> 4 != 4 || d[ip + 9] != IPPROTO_TCP {
-                return Err(un);
-            }
-            let related = |why| NotSeg::Related { hosts: hosts(d, mac, l2_len, false, tci), why };
-            if d[ip] & 0x0f != 5 {
-                return Err(related(Unmergeable::IpOptions));
-            }
-            let frag = rd16(d, ip + 6);
-            if frag & 0x3fff != 0 {
-                return Err(related(Unmergeable::Fragment));
-            }
-            let total = usize::from(rd16(d, ip + 2));
-            if total < 40 || ip + total > d.len() {
-                return Err(related(Unmergeable::Truncated));
-            }
-            (false, ip + 20, ip + total, d[ip + 1], d[ip + 8], frag & 0x4000 != 0, rd16(d, ip + 4), 0)
-        }
-        ETH_IPV6 => {
-            if d.len() < ip + 40 || d[ip] >> 4 != 6 {
-                return Err(un);
-            }
-            let related = |why| NotSeg::Related { hosts: hosts(d, mac, l2_len, true, tci), why };
-            match d[ip + 6] {
-                IPPROTO_TCP => {}
-                // UDP, ICMPv6, no next header: never TCP.
-                17 | 58 | 59 => return Err(un),
-                _ => return Err(related(Unmergeable::Ipv6ExtHeader)),
-            }
-            let word0 = rd32(d, ip);
-            let plen = usize::from(rd16(d, ip + 4));
-            if plen < 20 || ip + 40 + plen > d.len() {
-                return Err(related(Unmergeable::Truncated));
-            }
-            (true, ip + 40, ip + 40 + plen, (word0 >> 20) as u8, d[ip + 7], false, 0, word0 & 0xf_ffff)
-        }
-        _ => return Err(un),
-    };
-    let t = tcp_off;
-    // `end` is within the frame and at least 20 bytes past `t`.
-    let tcp_hlen = usize::from(d[t + 12] >> 4) * 4;
-    if tcp_hlen < 20 || t + tcp_hlen > end {
-        return Err(NotSeg::Related { hosts: hosts(d, mac, l2_len, v6, tci), why: Unmergeable::Truncated });
+    if !v6 && ip.has_extensions() {
+        return Err(related(Unmergeable::IpOptions));
     }
+    if ip.fragment {
+        return Err(related(Unmergeable::Fragment));
+    }
+    // Other extension headers merge when equal byte for byte (`rules::same_extension_headers`);
+    // behind a routing header the TCP pseudo-header has another destination than the header's.
+    if v6 && ip.routing {
+        return Err(related(Unmergeable::Ipv6ExtHeader));
+    }
+    if !ip.whole || ip.l4_len() < tcp::HLEN {
+        return Err(related(Unmergeable::Truncated));
+    }
+    let (t, end) = (ip.l4, ip.end);
+    let Some(tcp_hlen) = tcp_header_len(d, t, end) else { return Err(related(Unmergeable::Truncated)) };
+    let rd16 = |at: usize| be16(d, at).unwrap_or(0);
+    let rd32 = |at: usize| be32(d, at).unwrap_or(0);
     let options = match tcp_hlen {
         20 => Options::None,
-        32 if rd32(d, t + 20) == 0x0101_080a => Options::Timestamp,
+        32 if rd32(t + tcp::OPTIONS) == 0x0101_080a => Options::Timestamp,
         _ => Options::Other,
     };
-    let (tsval, tsecr) = if options == Options::Timestamp { (rd32(d, t + 24), rd32(d, t + 28)) } else { (0, 0) };
+    let (tsval, tsecr) = if options == Options::Timestamp { (rd32(t + 24), rd32(t + 28)) } else { (0, 0) };
     let hosts = hosts(d, mac, l2_len, v6, tci);
-    let ports = rd32(d, t);
-    let a = addr_range(l2_len, v6);
-    let src_lo = rd32(d, a.start + a.len() / 2 - 4);
-    let dst_lo = rd32(d, a.end - 4);
+    let ports = rd32(t + tcp::PORTS);
+    let a = ip.addrs();
+    let src_lo = rd32(a.start + a.len() / 2 - 4);
+    let dst_lo = rd32(a.end - 4);
     let hash = ports ^ src_lo.rotate_left(16) ^ dst_lo ^ (u32::from(tci) << 8) ^ u32::from(mac);
     Ok(Seg {
         hosts,
         ports,
         l2_len,
         v6,
-        tcp_off,
+        tcp_off: t,
         tcp_hlen,
         end,
-        seq: rd32(d, t + 4),
-        ack: rd32(d, t + 8),
-        flags: d[t + 13],
-        window: rd16(d, t + 14),
+        seq: rd32(t + tcp::SEQ),
+        ack: rd32(t + tcp::ACK),
+        flags: d.get(t + tcp::FLAGS).copied().unwrap_or(0),
+        window: rd16(t + tcp::WINDOW),
         options,
         tsval,
         tsecr,
-        tos,
-        ttl,
-        df,
-        ip_id,
-        flow_label,
+        tos: ip.tos(d),
+        ttl: ip.ttl(d),
+        df: ip.df(d),
+        ip_id: ip.id(d),
+        flow_label: ip.flow_label(d),
         hash,
     })
 }

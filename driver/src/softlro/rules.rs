@@ -2,18 +2,18 @@
 //! function. Frame rules say whether a segment may be merged at all; flow rules whether it may
 //! join the aggregate its flow holds; closing rules whether the aggregate ends after it.
 
-use super::csum;
-use super::parse::{Options, Seg, addr_range, flags};
+use super::parse::{Options, Seg, flags};
 use super::stats::{FlushReason, PassReason};
 use super::table::Flow;
 use crate::frame::{RxChecksum, RxFrame};
+use crate::headers::csum;
+use crate::headers::ip::{PROTO_TCP, addr_range, v4, v6};
 
 /// Most segments in one aggregate (the MediaTek hardware's and Linux's cap).
 pub const MAX_SEGS: u16 = 64;
-/// Room left under 65535 for headers if an aggregate is sent on (FreeBSD's 255).
-pub const LENGTH_MARGIN: usize = 255;
-/// Largest IPv4 total length (and IPv6 payload length) of an aggregate.
-pub const MAX_IP_LEN: usize = 65535 - LENGTH_MARGIN;
+/// Largest IPv4 total length (and IPv6 payload length) of an aggregate: what the 16-bit field
+/// holds, as Linux GRO builds (no margin is kept for headers added if it is sent on).
+pub const MAX_IP_LEN: usize = 65535;
 
 /// Frame rules, in order; `Ok` when the segment may be merged with something.
 #[inline]
@@ -54,16 +54,16 @@ pub(crate) fn checksum_good(frame: &RxFrame<'_>, seg: &Seg) -> Result<u16, PassR
     let d = frame.data;
     let bad = PassReason::BadChecksum;
     let tcp_len = seg.end - seg.tcp_off;
-    let pseudo = csum::sum(d.get(addr_range(seg.l2_len, seg.v6)).ok_or(bad)?) + csum::pseudo_rest(tcp_len);
+    let pseudo = csum::pseudo(d.get(addr_range(seg.l2_len, seg.v6)).ok_or(bad)?, PROTO_TCP, tcp_len);
     let header = csum::sum(d.get(seg.tcp_off..seg.payload_off()).ok_or(bad)?);
     match frame.checksum {
-        RxChecksum::Verified => Ok(!csum::fold(pseudo + header)),
+        RxChecksum::Verified => Ok(csum::finish(pseudo + header)),
         RxChecksum::Unverified => {
-            if !seg.v6 && csum::fold(csum::sum(d.get(seg.l2_len..seg.l2_len + 20).ok_or(bad)?)) != 0xffff {
+            if !seg.v6 && !csum::verifies(csum::sum(d.get(seg.l2_len..seg.l2_len + v4::HLEN).ok_or(bad)?)) {
                 return Err(bad);
             }
             let payload = csum::fold(csum::sum(d.get(seg.payload_off()..seg.end).ok_or(bad)?));
-            if csum::fold(pseudo + header + u64::from(payload)) == 0xffff { Ok(payload) } else { Err(bad) }
+            if csum::verifies(pseudo + header + u64::from(payload)) { Ok(payload) } else { Err(bad) }
         }
     }
 }
@@ -82,6 +82,7 @@ pub(crate) fn joins(f: &Flow, seg: &Seg, slot_size: usize) -> Result<(), FlushRe
     same_df(f, seg)?;
     ip_id_next(f, seg)?;
     same_flow_label(f, seg)?;
+    same_ip_header_len(f, seg)?;
     below_segment_cap(f)?;
     fits(f, seg, slot_size)
 }
@@ -141,6 +142,22 @@ pub(crate) fn same_flow_label(f: &Flow, seg: &Seg) -> Result<(), FlushReason> {
     if seg.flow_label == f.flow_label { Ok(()) } else { Err(FlushReason::FlowLabelChange) }
 }
 
+/// The same IP header length, so IPv6 extension headers of the same length (their bytes are
+/// compared by [`same_extension_headers`]).
+pub(crate) fn same_ip_header_len(f: &Flow, seg: &Seg) -> Result<(), FlushReason> {
+    if seg.tcp_off == f.tcp_off { Ok(()) } else { Err(FlushReason::ExtHeaderChange) }
+}
+
+/// IPv6 extension headers (bytes `ext` of the held head `head` and of the segment's frame
+/// `frame`) must be equal byte for byte, as Linux GRO requires.
+pub(crate) fn same_extension_headers(
+    head: &[u8],
+    frame: &[u8],
+    ext: core::ops::Range<usize>,
+) -> Result<(), FlushReason> {
+    if head.get(ext.clone()) == frame.get(ext) { Ok(()) } else { Err(FlushReason::ExtHeaderChange) }
+}
+
 /// At most [`MAX_SEGS`] segments.
 pub(crate) fn below_segment_cap(f: &Flow) -> Result<(), FlushReason> {
     if f.segs < MAX_SEGS { Ok(()) } else { Err(FlushReason::SegmentLimit) }
@@ -153,8 +170,14 @@ pub(crate) fn fits(f: &Flow, seg: &Seg, slot_size: usize) -> Result<(), FlushRea
 }
 
 fn grown_fits(f: &Flow, more: usize, slot_size: usize) -> bool {
-    let ip_len = if f.v6 { 0 } else { 20 } + f.tcp_hlen + f.payload_len() + more;
-    ip_len <= MAX_IP_LEN && f.len + more <= slot_size
+    ip_len(f) + more <= MAX_IP_LEN && f.len + more <= slot_size
+}
+
+/// The aggregate's IP length as its length field counts it: IPv4 total length, IPv6 payload
+/// length (extension headers included).
+fn ip_len(f: &Flow) -> usize {
+    let fixed = if f.v6 { v6::HLEN } else { 0 };
+    (f.tcp_off - f.l2_len - fixed) + f.tcp_hlen + f.payload_len()
 }
 
 /// How many more segments of the head's size `f` can take: the segment cap, the IP length
@@ -164,8 +187,7 @@ pub(crate) fn room(f: &Flow, slot_size: usize) -> u16 {
     if size == 0 {
         return 0;
     }
-    let ip_len = if f.v6 { 0 } else { 20 } + f.tcp_hlen + f.payload_len();
-    let by_ip = MAX_IP_LEN.saturating_sub(ip_len) / size;
+    let by_ip = MAX_IP_LEN.saturating_sub(ip_len(f)) / size;
     let by_slot = slot_size.saturating_sub(f.len) / size;
     let by_segs = usize::from(MAX_SEGS.saturating_sub(f.segs));
     by_ip.min(by_slot).min(by_segs) as u16

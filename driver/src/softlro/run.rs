@@ -215,7 +215,7 @@ impl SoftLro<'_> {
         if r.fresh {
             // The run started the aggregate (as `merge::restart` does for the fast path).
             (f.segs, f.flags_or, f.verified, f.payload_sum, f.fast_hsum) = (0, 0, true, 0, 0);
-            (f.slow_segs, f.slow_payload) = (0, 0);
+            (f.slow_segs, f.slow_payload, f.born) = (0, 0, self.table.now);
             self.table.held += 1;
         }
         f.len = r.dst - r.base;

@@ -30,7 +30,7 @@ macro_rules! named_enum {
 named_enum! {
     /// Why a held aggregate was closed and delivered.
     FlushReason {
-        /// The end of a poll (`flush`).
+        /// A poll that drained the ring, or a caller that stopped polling (`flush`).
         PollEnd = "poll_end",
         /// The flow table was full and this was the least recently used aggregate.
         Evicted = "evicted",
@@ -66,6 +66,10 @@ named_enum! {
         Unmergeable = "unmergeable",
         /// Forwarding is on: a frame of the flow came while the aggregate was still held.
         Forwarding = "forwarding",
+        /// Held for the flush timeout across polls that used their whole budget.
+        Timeout = "timeout",
+        /// A segment of the flow had IPv6 extension headers other than the head's.
+        ExtHeaderChange = "ext_header_change",
     }
 }
 
@@ -78,7 +82,8 @@ named_enum! {
         IpOptions = "ip_options",
         /// IPv4 fragment.
         Fragment = "fragment",
-        /// IPv6 extension header.
+        /// IPv6 extension headers SoftLRO does not merge: a routing header, or a chain it does
+        /// not follow to TCP.
         Ipv6ExtHeader = "ipv6_ext_header",
         /// IP length larger than the frame, or inconsistent lengths.
         Truncated = "truncated",

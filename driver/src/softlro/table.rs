@@ -14,6 +14,9 @@ pub(crate) struct Flow {
     pub len: usize,
     /// Table clock at the last segment (for LRU eviction).
     pub last_use: u64,
+    /// Time (ns, the platform clock) of the poll that started the aggregate (for the flush
+    /// timeout).
+    pub born: u64,
     /// Flow-key hash (prefilter).
     pub hash: u32,
     /// The flow's hosts (MAC, Ethernet header, IP addresses).
@@ -85,6 +88,7 @@ impl Flow {
     pub(crate) const FREE: Flow = Flow {
         len: 0,
         last_use: 0,
+        born: 0,
         hash: 0,
         hosts: Hosts { mac: 0, l2_len: 0, v6: false, tci: 0, macs: [0; 12], addrs: [0; 32] },
         ports: 0,
@@ -147,6 +151,8 @@ pub(crate) struct Table<'a> {
     pub mru: usize,
     /// Advances by one per segment held (LRU clock).
     clock: u64,
+    /// The time stamped on aggregates started now (see [`Flow::born`]).
+    pub now: u64,
 }
 
 impl<'a> Table<'a> {
@@ -154,7 +160,7 @@ impl<'a> Table<'a> {
     pub(crate) fn new(storage: &'a mut [u8], flows: usize) -> Self {
         let n = flows.min(MAX_FLOWS);
         let slot_size = storage.len().checked_div(n).unwrap_or(0);
-        Table { storage, slot_size, n, flows: [Flow::FREE; MAX_FLOWS], held: 0, mru: 0, clock: 0 }
+        Table { storage, slot_size, n, flows: [Flow::FREE; MAX_FLOWS], held: 0, mru: 0, clock: 0, now: 0 }
     }
 
     /// Slot `i`'s metadata and bytes together.

@@ -6,15 +6,9 @@
 use fe_driver::softlro::SoftLro;
 use fe_driver::{RxChecksum, RxFrame};
 
-/// TCP flag bits.
-pub const FIN: u8 = 0x01;
-pub const SYN: u8 = 0x02;
-pub const RST: u8 = 0x04;
-pub const PSH: u8 = 0x08;
-pub const ACK: u8 = 0x10;
-pub const URG: u8 = 0x20;
-pub const ECE: u8 = 0x40;
-pub const CWR: u8 = 0x80;
+/// TCP flag bits (constants only: the checker below parses with its own code).
+#[allow(unused_imports)] // each test binary uses some of them
+pub use fe_driver::headers::l4::flags::{ACK, CWR, ECE, FIN, PSH, RST, SYN, URG};
 
 /// One TCP flow's addressing.
 #[derive(Clone, Debug)]
@@ -86,8 +80,13 @@ pub struct Seg {
     pub frag: u16,
     /// Four bytes of IPv4 options (NOPs).
     pub ip_options: bool,
-    /// An IPv6 hop-by-hop header before TCP.
+    /// An IPv6 extension header before TCP (of type `ext_type`, with `ext_data` in its
+    /// option bytes).
     pub ext_header: bool,
+    /// The extension header's type: hop-by-hop (0), routing (43), destination options (60).
+    pub ext_type: u8,
+    /// A byte of the extension header's option data.
+    pub ext_data: u8,
     pub flow_label: u32,
     /// Bytes of Ethernet padding after the datagram.
     pub pad: usize,
@@ -127,6 +126,8 @@ impl Seg {
             frag: 0,
             ip_options: false,
             ext_header: false,
+            ext_type: 0,
+            ext_data: 0,
             flow_label: 0x12345,
             pad: 0,
             bad_tcp_csum: false,
@@ -215,12 +216,12 @@ pub fn frame(flow: &Flow, seg: &Seg) -> Vec<u8> {
         f.extend_from_slice(&word0.to_be_bytes());
         let ext = if seg.ext_header { 8 } else { 0 };
         f.extend_from_slice(&((tcp.len() + ext) as u16 + seg.ip_len_extra).to_be_bytes());
-        f.push(if seg.ext_header { 0 } else { 6 });
+        f.push(if seg.ext_header { seg.ext_type } else { 6 });
         f.push(seg.ttl);
         f.extend_from_slice(src);
         f.extend_from_slice(dst);
         if seg.ext_header {
-            f.extend_from_slice(&[6, 0, 1, 4, 0, 0, 0, 0]);
+            f.extend_from_slice(&[6, 0, 1, 4, seg.ext_data, 0, 0, 0]);
         }
     } else {
         f.extend_from_slice(&[0x08, 0x00]);
@@ -331,12 +332,18 @@ pub fn check(mac: u8, d: &[u8]) -> Option<Checked> {
         }
         0x86dd => {
             let ip = d.get(l2..l2 + 40)?;
-            if ip[6] != 6 {
+            // Hop-by-hop, routing and destination-options headers before TCP.
+            let (mut next, mut tcp_off) = (ip[6], l2 + 40);
+            while matches!(next, 0 | 43 | 60) {
+                next = *d.get(tcp_off)?;
+                tcp_off += (usize::from(*d.get(tcp_off + 1)?) + 1) * 8;
+            }
+            if next != 6 {
                 return None;
             }
             let plen = usize::from(u16::from_be_bytes([ip[4], ip[5]]));
             let tc = (u16::from_be_bytes([ip[0], ip[1]]) >> 4) as u8;
-            (true, l2 + 40, l2 + 40 + plen, &ip[8..24], &ip[24..40], true, tc, ip[7])
+            (true, tcp_off, l2 + 40 + plen, &ip[8..24], &ip[24..40], true, tc, ip[7])
         }
         _ => return None,
     };

@@ -405,6 +405,14 @@ pub unsafe extern "C" fn fe_rs_close(dev: *mut FeRsDev) -> i64 {
     // SAFETY: caller's contract.
     let d = unsafe { &mut *dev };
     let (unpaired, skipped_ns, sim) = (d.unpaired, d.skipped_ns, d.sim());
+    // SoftLRO keeps aggregates across a full-budget poll; NAPI is disabled now, so what it
+    // still holds cannot go up: counted and reported, not lost silently.
+    let mut held = 0u64;
+    // SAFETY: `lro` is alive until destroy; NAPI is off, so nothing else uses it.
+    unsafe { &mut *d.lro }.flush(&mut |_| held += 1);
+    if held > 0 {
+        klog!(Info, "close: {held} SoftLRO aggregates held at close were not delivered");
+    }
     match d.eth().close() {
         Ok(r) => {
             let s = d.eth().stats();
