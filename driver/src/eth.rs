@@ -174,12 +174,13 @@ impl<P: Platform> Eth<P> {
         // Descriptors in DMA memory, or in the SRAM inside the board's register window.
         let (fq_at, tx_at, rx_at) =
             crate::ring::sram::places(soc, board.reg.base, board.reg.size).map_err(EthError::Sram)?;
-        // Each step gives back what the earlier ones took when it fails.
-        let tx = TxRing::new(&p, tx_layout, tx_regs, tx_at)?;
-        let rx = RxRing::new_at(&p, rx_layout, RX_RING, BUF_SIZE, RxRegs { base, count, cpu }, rx_at)
-            .inspect_err(|_| tx.free(&p))?;
+        // Each step gives back what the earlier ones took when it fails. Only addresses come
+        // back from the allocations; the rings' tables are built in the literal below, in the
+        // place the caller keeps the driver, so that this frame stays small (a kernel stack).
+        let tx = TxRing::alloc(&p, tx_layout, tx_at)?;
+        let rx = RxRing::<RX_RING>::alloc(&p, RX_RING, BUF_SIZE, rx_at).inspect_err(|_| tx.free(&p))?;
         let lro = match soc.caps.hw_lro {
-            Some(caps) => Some(crate::ring::lro::LroRings::new(&p, caps, rx_layout, pd).inspect_err(|_| {
+            Some(caps) => Some(crate::ring::lro::LroRings::alloc(&p, caps, pd).inspect_err(|_| {
                 tx.free(&p);
                 rx.free(&p);
             })?),
@@ -192,7 +193,6 @@ impl<P: Platform> Eth<P> {
                 l.free(&p);
             }
         })?;
-        let ports = crate::shaping::ports::user_ports(soc, board);
         Ok(Eth {
             p,
             soc,
@@ -203,15 +203,15 @@ impl<P: Platform> Eth<P> {
             macs,
             open: false,
             shared: Shared::new(Features::default()),
-            tx,
-            rx,
+            tx: TxRing::with(tx, tx_layout, tx_regs),
+            rx: RxRing::with(rx, rx_layout, RxRegs { base, count, cpu }),
             fq,
             scratch: [0; crate::ring::lro::MAX_LRO_BUF],
-            lro,
+            lro: lro.map(|l| crate::ring::lro::LroRings::with(l, rx_layout)),
             mib: crate::stats::MibTotals::default(),
             wd: crate::stats::WatchdogState::default(),
-            queues: crate::shaping::ports::port_queues(&ports),
-            ports,
+            queues: crate::shaping::ports::board_queues(board),
+            ports: crate::shaping::ports::user_ports(soc, board),
         })
     }
 

@@ -10,6 +10,8 @@ use crate::eth::{BUF_SIZE, Eth, LroMode};
 use crate::frame::{RxChecksum, RxFrame};
 use crate::handles::EthRx;
 use crate::platform::Platform;
+use crate::eth::RX_RING;
+use crate::ring::mem::{DescAccess, DescMem};
 use crate::ring::rx::{Cursor, Geometry};
 use crate::rx_lane::LaneExit;
 use crate::softlro::SoftLro;
@@ -109,7 +111,14 @@ impl<P: Platform> EthRx<'_, P> {
     #[inline(always)]
     pub(crate) fn ring0<C: RxCodec>(&mut self, budget: usize, mut frame: impl FnMut(&mut Self, Filled)) -> usize {
         let Some(mut cur) = self.ring0_begin(budget) else { return 0 };
-        while cur.done < budget && self.ring0_step::<C>(&mut cur, &mut frame) {}
+        // Ring 0 in DMA memory with its size as a constant: no per-frame decision in the loop.
+        match self.rx.geometry_of::<RX_RING, BUF_SIZE>() {
+            Some(g) => while cur.done < budget && self.ring0_step::<C, _>(g, &mut cur, &mut frame) {},
+            None => {
+                let g = self.rx.geometry();
+                while cur.done < budget && self.ring0_step::<C, DescMem>(g, &mut cur, &mut frame) {}
+            }
+        }
         self.ring0_end(cur)
     }
 
@@ -120,6 +129,21 @@ impl<P: Platform> EthRx<'_, P> {
     #[inline(always)]
     fn ring0_coalesced<C: RxCodec>(
         &mut self,
+        budget: usize,
+        lro: &mut SoftLro<'_>,
+        sink: &mut dyn FnMut(RxFrame<'_>),
+    ) -> usize {
+        match self.rx.geometry_of::<RX_RING, BUF_SIZE>() {
+            Some(g) => self.ring0_coalesced_in::<C, _>(g, budget, lro, sink),
+            None => self.ring0_coalesced_in::<C, DescMem>(self.rx.geometry(), budget, lro, sink),
+        }
+    }
+
+    /// [`EthRx::ring0_coalesced`] through ring 0's geometry `g`.
+    #[inline(always)]
+    fn ring0_coalesced_in<C: RxCodec, A: DescAccess>(
+        &mut self,
+        g: Geometry<A>,
         budget: usize,
         lro: &mut SoftLro<'_>,
         sink: &mut dyn FnMut(RxFrame<'_>),
@@ -139,7 +163,7 @@ impl<P: Platform> EthRx<'_, P> {
                     LaneExit::Other => {}
                 }
             }
-            if !self.ring0_step::<C>(&mut cur, &mut |eth: &mut Self, f| eth.deliver_coalesced(lro, &mut run, f, sink)) {
+            if !self.ring0_step::<C, A>(g, &mut cur, &mut |eth: &mut Self, f| eth.deliver_coalesced(lro, &mut run, f, sink)) {
                 break;
             }
         }
@@ -163,29 +187,31 @@ impl<P: Platform> EthRx<'_, P> {
     /// Handles the next descriptor of ring 0, handing a good frame to `frame`; false when the
     /// ring is empty (or unreadable) there.
     #[inline(always)]
-    pub(crate) fn ring0_step<C: RxCodec>(
+    pub(crate) fn ring0_step<C: RxCodec, A: DescAccess>(
         &mut self,
+        g: Geometry<A>,
         cur: &mut Cursor,
         frame: &mut impl FnMut(&mut Self, Filled),
     ) -> bool {
-        let Some(f) = self.ring0_read::<C>(cur) else { return false };
+        let Some(f) = self.ring0_read_in::<C, A>(g, cur) else { return false };
         if let Some(f) = f {
             frame(self, f);
         }
-        self.ring0_refill::<C>(cur);
+        if !self.rx.refill_via::<C, P, A>(g, self.p, cur) {
+            self.sh.stats.drops.rx_dma_error.add(1);
+        }
         true
     }
 
-    /// Reads the descriptor at `cur` (not consuming it): `None` when the ring is empty (or
-    /// unreadable) there, `Some(None)` for a descriptor to drop (counted), else its good frame.
+    /// Reads the descriptor at `cur` through ring 0's geometry `g` (not consuming it): `None`
+    /// when the ring is empty (or unreadable) there, `Some(None)` for a descriptor to drop
+    /// (counted), else its good frame.
     #[inline(always)]
-    pub(crate) fn ring0_read<C: RxCodec>(&mut self, cur: &Cursor) -> Option<Option<Filled>> {
-        self.ring0_read_in::<C>(self.rx.geometry(), cur)
-    }
-
-    /// [`Eth::ring0_read`] through ring 0's geometry `g` (a constant one folds its arithmetic).
-    #[inline(always)]
-    pub(crate) fn ring0_read_in<C: RxCodec>(&mut self, g: Geometry, cur: &Cursor) -> Option<Option<Filled>> {
+    pub(crate) fn ring0_read_in<C: RxCodec, A: DescAccess>(
+        &mut self,
+        g: Geometry<A>,
+        cur: &Cursor,
+    ) -> Option<Option<Filled>> {
         let mut w = [0u32; RX_WORDS];
         match g.read::<C, P>(self.p, cur, &mut w) {
             Ok(true) => {}
@@ -209,13 +235,6 @@ impl<P: Platform> EthRx<'_, P> {
         Some(None)
     }
 
-    /// Hands the descriptor at `cur` back to the DMA and moves `cur` past it.
-    #[inline(always)]
-    pub(crate) fn ring0_refill<C: RxCodec>(&mut self, cur: &mut Cursor) {
-        if !self.rx.refill::<C, P>(self.p, cur) {
-            self.sh.stats.drops.rx_dma_error.add(1);
-        }
-    }
 
     /// Ends a poll of ring 0 at `cur`: publishes the refilled descriptors and tells the DMA how
     /// far the CPU got. Returns how many descriptors the poll consumed.

@@ -22,6 +22,7 @@ use crate::eth::{BUF_SIZE, Eth, LroMode, RX_RING};
 use crate::frame::{RxChecksum, RxFrame};
 use crate::handles::EthRx;
 use crate::platform::{Platform, RxPool};
+use crate::ring::mem::{DescAccess, DescMem};
 use crate::ring::rx::{Cursor, Geometry};
 use crate::softlro::SoftLro;
 use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
@@ -126,10 +127,10 @@ impl<P: RxPool> EthRx<'_, P> {
         let mut tally = Tally { mac: u8::MAX, frames: 0, bytes: 0, verified: 0 };
         // Ring 0's geometry with its size as a constant, so that the ring arithmetic folds.
         match self.rx.geometry_of::<RX_RING, BUF_SIZE>() {
-            Some(g) => while cur.done < budget && self.ring0_buffer_step::<C>(g, &mut cur, &mut tally, sink) {},
+            Some(g) => while cur.done < budget && self.ring0_buffer_step::<C, _>(g, &mut cur, &mut tally, sink) {},
             None => {
                 let g = self.rx.geometry();
-                while cur.done < budget && self.ring0_buffer_step::<C>(g, &mut cur, &mut tally, sink) {}
+                while cur.done < budget && self.ring0_buffer_step::<C, DescMem>(g, &mut cur, &mut tally, sink) {}
             }
         }
         tally.flush(&self.sh.stats);
@@ -141,25 +142,25 @@ impl<P: RxPool> EthRx<'_, P> {
     /// any other descriptor is handled as [`Eth::poll`] does. False when the ring is empty (or
     /// unreadable) there.
     #[inline(always)]
-    fn ring0_buffer_step<C: RxCodec>(
+    fn ring0_buffer_step<C: RxCodec, A: DescAccess>(
         &mut self,
-        g: Geometry,
+        g: Geometry<A>,
         cur: &mut Cursor,
         tally: &mut Tally,
         sink: &mut dyn FnMut(Received<'_, P::Buf>),
     ) -> bool {
-        let Some(f) = self.ring0_read_in::<C>(g, cur) else { return false };
+        let Some(f) = self.ring0_read_in::<C, A>(g, cur) else { return false };
         let Some(f) = f else {
-            self.refill_same::<C>(g, cur);
+            self.refill_same::<C, A>(g, cur);
             return true;
         };
         // The ring's buffers are the pool's, whose addresses are 32-bit.
         let Some((fresh, buf)) = self.p.rx_swap(f.buf as u32, f.len) else {
             self.sh.stats.drops.rx_no_buffer.add(1);
-            self.refill_same::<C>(g, cur);
+            self.refill_same::<C, A>(g, cur);
             return true;
         };
-        if !self.rx.refill_with::<C, P>(g, self.p, cur, fresh) {
+        if !self.rx.refill_with::<C, P, A>(g, self.p, cur, fresh) {
             self.sh.stats.drops.rx_dma_error.add(1);
         }
         if f.mac != tally.mac {
@@ -175,7 +176,7 @@ impl<P: RxPool> EthRx<'_, P> {
 
     /// Hands the descriptor at `cur` back to the DMA with the buffer it has (a frame dropped).
     #[inline(always)]
-    fn refill_same<C: RxCodec>(&mut self, g: Geometry, cur: &mut Cursor) {
+    fn refill_same<C: RxCodec, A: DescAccess>(&mut self, g: Geometry<A>, cur: &mut Cursor) {
         let i = cur.i;
         if !g.refill::<C, P>(self.p, cur) {
             self.rx.lost(i);

@@ -12,6 +12,7 @@ use crate::desc::{RX_WORDS, RxCodec};
 use crate::eth::{BUF_SIZE, RX_RING};
 use crate::handles::EthRx;
 use crate::platform::Platform;
+use crate::ring::mem::InDma;
 use crate::ring::rx::{Cursor, Geometry};
 use crate::softlro::SoftLro;
 use crate::softlro::fast::{MAX_HDR, Shape};
@@ -134,7 +135,7 @@ impl<P: Platform> EthRx<'_, P> {
 
     /// Hands the descriptor at `c` back to the DMA through the lane's view of ring 0.
     #[inline(always)]
-    fn lane_refill<C: RxCodec>(&mut self, g: Geometry, c: &mut Cursor) {
+    fn lane_refill<C: RxCodec>(&mut self, g: Geometry<InDma>, c: &mut Cursor) {
         let i = c.i;
         if !g.refill::<C, P>(self.p, c) {
             self.rx.lost(i);

@@ -91,10 +91,7 @@ impl DescMem {
         match *self {
             DescMem::Dma { .. } => p.dma_write_words(addr, words),
             DescMem::Sram { phys, offset } => {
-                let (fe, at) = (p.fe(), Self::bus(offset, phys, addr));
-                for (k, w) in words.iter().enumerate() {
-                    fe.write32(at + 4 * k, *w);
-                }
+                sram_write(p, Self::bus(offset, phys, addr), words);
                 Ok(())
             }
         }
@@ -106,10 +103,7 @@ impl DescMem {
         match *self {
             DescMem::Dma { .. } => p.dma_read_words(addr, out),
             DescMem::Sram { phys, offset } => {
-                let (fe, at) = (p.fe(), Self::bus(offset, phys, addr));
-                for (k, w) in out.iter_mut().enumerate() {
-                    *w = fe.read32(at + 4 * k);
-                }
+                sram_read(p, Self::bus(offset, phys, addr), out);
                 Ok(())
             }
         }
@@ -130,23 +124,106 @@ impl DescMem {
     ) -> Result<bool, DmaError> {
         match *self {
             DescMem::Dma { .. } => p.dma_read_desc(addr, ctrl, done, out),
-            DescMem::Sram { phys, offset } => {
-                let Some(w) = out.get_mut(ctrl) else { return Ok(false) };
-                let (fe, at) = (p.fe(), Self::bus(offset, phys, addr));
-                *w = fe.read32(at + 4 * ctrl);
-                if *w & done == 0 {
-                    return Ok(false);
-                }
-                // The bus reads below are ordered with the done bit's; the barrier orders the
-                // buffer reads that follow (DMA memory). The done word is not read twice (a bus
-                // read is slow, and the second could see a newer descriptor than the barrier
-                // ordered).
-                p.dma_rmb();
-                for (k, w) in out.iter_mut().enumerate().filter(|(k, _)| *k != ctrl) {
-                    *w = fe.read32(at + 4 * k);
-                }
-                Ok(true)
-            }
+            DescMem::Sram { phys, offset } => Ok(sram_read_desc(p, Self::bus(offset, phys, addr), ctrl, done, out)),
         }
     }
+}
+
+/// How a poll loop reads and writes one ring's descriptor words. [`DescMem`] decides where they
+/// are at every access; [`InDma`] is a ring known to be in DMA memory, so a packet loop that
+/// checked once carries no decision per frame.
+pub trait DescAccess: Copy {
+    /// Writes `words` at physical address `addr` of the ring.
+    fn write_words<P: Platform>(&self, p: &P, addr: u64, words: &[u32]) -> Result<(), DmaError>;
+    /// Reads the descriptor at `addr` if its word `ctrl` has a bit of `done` set (done word,
+    /// read barrier, the rest); whether it was done.
+    fn read_desc<P: Platform>(
+        &self,
+        p: &P,
+        addr: u64,
+        ctrl: usize,
+        done: u32,
+        out: &mut [u32],
+    ) -> Result<bool, DmaError>;
+}
+
+impl DescAccess for DescMem {
+    #[inline(always)]
+    fn write_words<P: Platform>(&self, p: &P, addr: u64, words: &[u32]) -> Result<(), DmaError> {
+        DescMem::write_words(self, p, addr, words)
+    }
+    #[inline(always)]
+    fn read_desc<P: Platform>(
+        &self,
+        p: &P,
+        addr: u64,
+        ctrl: usize,
+        done: u32,
+        out: &mut [u32],
+    ) -> Result<bool, DmaError> {
+        DescMem::read_desc(self, p, addr, ctrl, done, out)
+    }
+}
+
+/// A ring whose descriptors are DMA memory ([`DescMem::Dma`], checked by whoever made it).
+#[derive(Clone, Copy, Debug)]
+pub struct InDma;
+
+impl DescAccess for InDma {
+    #[inline(always)]
+    fn write_words<P: Platform>(&self, p: &P, addr: u64, words: &[u32]) -> Result<(), DmaError> {
+        p.dma_write_words(addr, words)
+    }
+    #[inline(always)]
+    fn read_desc<P: Platform>(
+        &self,
+        p: &P,
+        addr: u64,
+        ctrl: usize,
+        done: u32,
+        out: &mut [u32],
+    ) -> Result<bool, DmaError> {
+        p.dma_read_desc(addr, ctrl, done, out)
+    }
+}
+
+/// Writes `words` at bus offset `at` of the frame-engine space (an SRAM ring): out of line, so
+/// that the DMA-memory rings' packet loops stay as small as without SRAM.
+#[cold]
+#[inline(never)]
+fn sram_write<P: Platform>(p: &P, at: usize, words: &[u32]) {
+    let fe = p.fe();
+    for (k, w) in words.iter().enumerate() {
+        fe.write32(at + 4 * k, *w);
+    }
+}
+
+/// Reads `out.len()` words at bus offset `at` (an SRAM ring).
+#[cold]
+#[inline(never)]
+fn sram_read<P: Platform>(p: &P, at: usize, out: &mut [u32]) {
+    let fe = p.fe();
+    for (k, w) in out.iter_mut().enumerate() {
+        *w = fe.read32(at + 4 * k);
+    }
+}
+
+/// [`DescMem::read_desc`] of an SRAM descriptor at bus offset `at`.
+#[cold]
+#[inline(never)]
+fn sram_read_desc<P: Platform>(p: &P, at: usize, ctrl: usize, done: u32, out: &mut [u32]) -> bool {
+    let Some(w) = out.get_mut(ctrl) else { return false };
+    let fe = p.fe();
+    *w = fe.read32(at + 4 * ctrl);
+    if *w & done == 0 {
+        return false;
+    }
+    // The bus reads below are ordered with the done bit's; the barrier orders the buffer reads
+    // that follow (DMA memory). The done word is not read twice (a bus read is slow, and the
+    // second could see a newer descriptor than the barrier ordered).
+    p.dma_rmb();
+    for (k, w) in out.iter_mut().enumerate().filter(|(k, _)| *k != ctrl) {
+        *w = fe.read32(at + 4 * k);
+    }
+    true
 }

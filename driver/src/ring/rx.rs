@@ -14,7 +14,7 @@
 
 use crate::desc::{self, RX_WORDS, RxCodec};
 use crate::platform::{DmaError, Platform, RxPool};
-use crate::ring::mem::{DescMem, Place};
+use crate::ring::mem::{DescAccess, DescMem, InDma, Place};
 use crate::ring::{AllocError, MAX_RING, alloc32};
 use fe_regs::bus::{RegSpec, Rw};
 use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
@@ -45,16 +45,19 @@ pub struct Cursor {
 
 /// Where an RX ring's descriptors are: a `Copy` view a poll loop keeps in registers while it
 /// walks the ring (the ring's state, and each slot's buffer address, stay in [`RxRing`]).
+///
+/// `A` says how its descriptor words are reached: [`DescMem`] (decided per access) or
+/// [`InDma`] ([`RxRing::geometry_of`], for a poll loop over a ring in DMA memory).
 #[derive(Clone, Copy, Debug)]
-pub struct Geometry {
-    mem: DescMem,
+pub struct Geometry<A: DescAccess = DescMem> {
+    mem: A,
     base: u64,
     mask: usize,
     /// The control word of a descriptor handed back (its buffer length, not done).
     fresh: u32,
 }
 
-impl Geometry {
+impl<A: DescAccess> Geometry<A> {
     /// Physical address of descriptor `i`.
     #[inline(always)]
     #[must_use]
@@ -89,6 +92,23 @@ impl Geometry {
     }
 }
 
+/// An RX ring's DMA memory before the ring is built ([`RxRing::alloc`]).
+#[derive(Clone, Copy, Debug)]
+pub struct RxMem {
+    mem: DescMem,
+    bufs: u64,
+    size: usize,
+    buf_size: usize,
+}
+
+impl RxMem {
+    /// Gives the memory back (a later allocation failed before the ring was built).
+    pub fn free<P: Platform>(&self, p: &P) {
+        self.mem.free(p, RX_WORDS * 4 * self.size);
+        p.dma_free(self.bufs, self.buf_size * self.size);
+    }
+}
+
 /// An RX ring of at most `SLOTS` descriptors and its buffers.
 #[derive(Debug)]
 pub struct RxRing<const SLOTS: usize = MAX_RING> {
@@ -117,43 +137,31 @@ pub struct RxRing<const SLOTS: usize = MAX_RING> {
 }
 
 impl<const SLOTS: usize> RxRing<SLOTS> {
-    /// A ring of `size` descriptors (a power of two up to `SLOTS`; others are rounded down) in
-    /// `layout` with `buf_size`-byte buffers, driven through `regs`, allocated from `p`.
-    pub fn new<P: Platform>(
-        p: &P,
-        layout: DescriptorLayout,
-        size: usize,
-        buf_size: usize,
-        regs: RxRegs,
-    ) -> Result<Self, AllocError> {
-        Self::new_at(p, layout, size, buf_size, regs, Place::Dram)
-    }
-
-    /// [`RxRing::new`] with the descriptors at `place` (DMA memory or the SoC's SRAM).
-    pub fn new_at<P: Platform>(
-        p: &P,
-        layout: DescriptorLayout,
-        size: usize,
-        buf_size: usize,
-        regs: RxRegs,
-        place: Place,
-    ) -> Result<Self, AllocError> {
+    /// The DMA memory of a ring of `size` descriptors (a power of two up to `SLOTS`; others are
+    /// rounded down) at `place` (DMA memory or the SoC's SRAM) with `buf_size`-byte buffers;
+    /// [`RxRing::with`] then builds the ring, slot table included, where the caller puts it.
+    pub fn alloc<P: Platform>(p: &P, size: usize, buf_size: usize, place: Place) -> Result<RxMem, AllocError> {
         let size = 1 << size.clamp(1, SLOTS.max(1)).ilog2();
         let mem = DescMem::alloc(p, place, RX_WORDS * 4 * size, 16)?;
-        let base = mem.phys();
         let bufs = alloc32(p, buf_size * size, 64).inspect_err(|_| mem.free(p, RX_WORDS * 4 * size))?;
-        // Below 4 GiB (alloc32), so every slot's address fits its 32-bit word.
-        let addrs = core::array::from_fn(|i| if i < size { (bufs + (i * buf_size) as u64) as u32 } else { 0 });
+        Ok(RxMem { mem, bufs, size, buf_size })
+    }
+
+    /// The ring over `m` (from [`RxRing::alloc`]) in `layout`, driven through `regs`.
+    #[inline(always)]
+    pub fn with(m: RxMem, layout: DescriptorLayout, regs: RxRegs) -> Self {
+        let RxMem { mem, bufs, size, buf_size } = m;
         let plen = buf_size.min(usize::from(u16::MAX)) as u16;
         let fresh = match layout {
             DescriptorLayout::RxV2 => <RxV2 as RxCodec>::fresh_ctrl(plen),
             _ => <RxV1 as RxCodec>::fresh_ctrl(plen),
         };
-        Ok(RxRing {
+        RxRing {
             mem,
-            base,
+            base: mem.phys(),
             block: Some(bufs),
-            addrs,
+            // Below 4 GiB (alloc32), so every slot's address fits its 32-bit word.
+            addrs: core::array::from_fn(|i| if i < size { (bufs + (i * buf_size) as u64) as u32 } else { 0 }),
             size,
             mask: size - 1,
             buf_size,
@@ -163,7 +171,7 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
             regs,
             held: 0,
             next: 0,
-        })
+        }
     }
 
     /// Returns the ring's own DMA memory to the platform (the engine must hold none of it).
@@ -237,13 +245,16 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
         Geometry { mem: self.mem, base: self.base, mask: self.mask, fresh: self.fresh }
     }
 
-    /// [`RxRing::geometry`] of a ring known to have `SIZE` descriptors of `BUF` bytes (ring 0),
-    /// so that a poll loop's ring arithmetic folds into constants; `None` if it has not.
+    /// [`RxRing::geometry`] of a ring in DMA memory known to have `SIZE` descriptors of `BUF`
+    /// bytes (ring 0), so that a poll loop's ring arithmetic folds into constants and its
+    /// descriptor accesses carry no decision; `None` if it has not (or is in SRAM: the loop
+    /// then takes [`RxRing::geometry`]).
     #[inline(always)]
     #[must_use]
-    pub fn geometry_of<const SIZE: usize, const BUF: usize>(&self) -> Option<Geometry> {
-        (self.size == SIZE && self.buf_size == BUF).then_some(Geometry {
-            mem: self.mem,
+    pub fn geometry_of<const SIZE: usize, const BUF: usize>(&self) -> Option<Geometry<InDma>> {
+        let dma = matches!(self.mem, DescMem::Dma { .. });
+        (dma && self.size == SIZE && self.buf_size == BUF).then_some(Geometry {
+            mem: InDma,
             base: self.base,
             mask: SIZE - 1,
             fresh: self.fresh,
@@ -310,8 +321,14 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
     /// [`Geometry::refill`] on this ring, recording a refused write with [`RxRing::lost`].
     #[inline(always)]
     pub fn refill<C: RxCodec, P: Platform>(&mut self, p: &P, cur: &mut Cursor) -> bool {
+        self.refill_via::<C, P, DescMem>(self.geometry(), p, cur)
+    }
+
+    /// [`RxRing::refill`] through `g`, this ring's geometry.
+    #[inline(always)]
+    pub fn refill_via<C: RxCodec, P: Platform, A: DescAccess>(&mut self, g: Geometry<A>, p: &P, cur: &mut Cursor) -> bool {
         let i = cur.i;
-        let ok = self.geometry().refill::<C, P>(p, cur);
+        let ok = g.refill::<C, P>(p, cur);
         if !ok {
             self.lost(i);
         }
@@ -325,7 +342,13 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
     /// is `addr` from now on (given back at drop); returns false when the platform refused the
     /// write, which is recorded with [`RxRing::lost`] (the next open posts `addr`).
     #[inline(always)]
-    pub fn refill_with<C: RxCodec, P: Platform>(&mut self, g: Geometry, p: &P, cur: &mut Cursor, addr: u32) -> bool {
+    pub fn refill_with<C: RxCodec, P: Platform, A: DescAccess>(
+        &mut self,
+        g: Geometry<A>,
+        p: &P,
+        cur: &mut Cursor,
+        addr: u32,
+    ) -> bool {
         let (i, d) = (cur.i, g.desc(cur.i));
         if let Some(a) = self.addrs.get_mut(i & (SLOTS - 1)) {
             *a = addr;

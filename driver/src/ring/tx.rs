@@ -57,26 +57,49 @@ pub struct TxRing {
     in_flight: usize,
 }
 
+/// A TX ring's DMA memory before the ring is built ([`TxRing::alloc`]).
+#[derive(Clone, Copy, Debug)]
+pub struct TxMem {
+    mem: DescMem,
+    bufs: u64,
+    desc_size: usize,
+}
+
+impl TxMem {
+    /// Gives the memory back (a later allocation failed before the ring was built).
+    pub fn free<P: Platform>(&self, p: &P) {
+        self.mem.free(p, self.desc_size * TX_RING);
+        p.dma_free(self.bufs, TX_BUF * TX_RING);
+    }
+}
+
 impl TxRing {
-    /// A ring in `layout` driven through `regs`, its descriptors at `place` (DMA memory or the
-    /// SoC's SRAM) and its buffers allocated from `p`.
-    pub fn new<P: Platform>(p: &P, layout: DescriptorLayout, regs: TxRegs, place: Place) -> Result<Self, AllocError> {
+    /// The DMA memory of a ring in `layout`, its descriptors at `place` (DMA memory or the SoC's
+    /// SRAM): small enough to return through registers; [`TxRing::with`] then builds the ring,
+    /// frame records included, where the caller puts it, never on the stack first.
+    pub fn alloc<P: Platform>(p: &P, layout: DescriptorLayout, place: Place) -> Result<TxMem, AllocError> {
         let desc_size = layout.size();
         let mem = DescMem::alloc(p, place, desc_size * TX_RING, desc_size.max(16))?;
         let bufs = alloc32(p, TX_BUF * TX_RING, 64).inspect_err(|_| mem.free(p, desc_size * TX_RING))?;
-        Ok(TxRing {
-            mem,
-            base: mem.phys(),
-            bufs,
+        Ok(TxMem { mem, bufs, desc_size })
+    }
+
+    /// The ring over `m` (from [`TxRing::alloc`] for `layout`), driven through `regs`.
+    #[inline(always)]
+    pub fn with(m: TxMem, layout: DescriptorLayout, regs: TxRegs) -> Self {
+        TxRing {
+            mem: m.mem,
+            base: m.mem.phys(),
+            bufs: m.bufs,
             layout,
-            desc_size,
+            desc_size: m.desc_size,
             regs,
             lens: [0; TX_RING],
             macs: [0; TX_RING],
             head: 0,
             released: TX_RING - 1,
             in_flight: 0,
-        })
+        }
     }
 
     /// Returns the ring's DMA memory to the platform (the engine must hold none of it).

@@ -58,9 +58,14 @@ impl PortQueues {
     }
 }
 
-/// The queues of the ports in `t`.
-pub(crate) fn port_queues(t: &PortTable) -> PortQueues {
-    PortQueues(core::array::from_fn(|i| t[i].map(|p| (p.conduit_mac, p.port, p.queue))))
+/// The queues of `board`'s switch user ports (the ports [`user_ports`] keeps, in its order).
+pub(crate) fn board_queues(board: &Board<'_>) -> PortQueues {
+    let mut q = PortQueues::default();
+    let ports = board.switch_ports().filter_map(|p| Some((p.conduit_mac, u8::try_from(p.port).ok()?, p.queue)));
+    for (slot, p) in q.0.iter_mut().zip(ports) {
+        *slot = Some(p);
+    }
+    q
 }
 
 /// Port `port` of `t`: its queue and the shaping decision in force.
