@@ -183,7 +183,7 @@ pub struct Eth<P: Platform> {
     pub(crate) rx_port: [u8; 8],
     pub(crate) features: Features,
     pub(crate) tx: TxRing,
-    pub(crate) rx: RxRing,
+    pub(crate) rx: RxRing<RX_RING>,
     pub(crate) fq: FreeQueue,
     pub(crate) stats: Stats,
     /// RX copy-out buffer, big enough for a hardware LRO aggregate.
