@@ -122,7 +122,7 @@ pub struct Eth<P: Platform> {
     /// Offloads, forwarding, the MACs ready to send, and the counters: what the handles share.
     pub(crate) shared: Shared,
     pub(crate) tx: TxRing,
-    pub(crate) rx: RxRing,
+    pub(crate) rx: RxRing<RX_RING>,
     pub(crate) fq: crate::ring::fq::FreeQueue,
     /// RX copy-out buffer, big enough for a hardware LRO aggregate.
     pub(crate) scratch: [u8; crate::ring::lro::MAX_LRO_BUF],

@@ -24,7 +24,7 @@ use crate::dt::board::MAX_MACS;
 use crate::eth::{Eth, MacPort};
 use crate::platform::Platform;
 use crate::ring::lro::{LroRings, MAX_LRO_BUF};
-use crate::ring::rx::RxRing;
+use crate::ring::rx::{RX_RING, RxRing};
 use crate::ring::tx::TxRing;
 use crate::shaping::ports::{PortQueues, PortTable};
 use crate::shared::Shared;
@@ -53,7 +53,7 @@ pub struct EthRx<'a, P: Platform> {
     pub(crate) soc: &'static SocInfo,
     pub(crate) rx_layout: DescriptorLayout,
     pub(crate) sh: &'a Shared,
-    pub(crate) rx: &'a mut RxRing,
+    pub(crate) rx: &'a mut RxRing<RX_RING>,
     pub(crate) lro: &'a mut Option<LroRings>,
     /// RX copy-out buffer, big enough for a hardware LRO aggregate.
     pub(crate) scratch: &'a mut [u8; MAX_LRO_BUF],

@@ -6,11 +6,11 @@
 //! as the `lro` feature says, and flushes it when the ring is drained (as GRO does).
 
 use crate::desc::{RX_WORDS, RxCodec};
+use crate::eth::RX_RING;
 use crate::eth::{BUF_SIZE, Eth, LroMode};
 use crate::frame::{RxChecksum, RxFrame};
 use crate::handles::EthRx;
 use crate::platform::Platform;
-use crate::eth::RX_RING;
 use crate::ring::mem::{DescAccess, DescMem};
 use crate::ring::rx::{Cursor, Geometry};
 use crate::rx_lane::LaneExit;
@@ -163,7 +163,9 @@ impl<P: Platform> EthRx<'_, P> {
                     LaneExit::Other => {}
                 }
             }
-            if !self.ring0_step::<C, A>(g, &mut cur, &mut |eth: &mut Self, f| eth.deliver_coalesced(lro, &mut run, f, sink)) {
+            if !self
+                .ring0_step::<C, A>(g, &mut cur, &mut |eth: &mut Self, f| eth.deliver_coalesced(lro, &mut run, f, sink))
+            {
                 break;
             }
         }
@@ -234,7 +236,6 @@ impl<P: Platform> EthRx<'_, P> {
         }
         Some(None)
     }
-
 
     /// Ends a poll of ring 0 at `cur`: publishes the refilled descriptors and tells the DMA how
     /// far the CPU got. Returns how many descriptors the poll consumed.

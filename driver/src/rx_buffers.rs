@@ -37,7 +37,7 @@ pub struct RxBuffer<B> {
     pub len: usize,
     /// Checksum verdict.
     pub checksum: RxChecksum,
-    /// The buffer, as the platform handed it over ([`RxPool::rx_take`]).
+    /// The buffer, as the platform handed it over ([`RxPool::rx_swap`]).
     pub buf: B,
 }
 

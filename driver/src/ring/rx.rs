@@ -141,7 +141,9 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
     /// rounded down) at `place` (DMA memory or the SoC's SRAM) with `buf_size`-byte buffers;
     /// [`RxRing::with`] then builds the ring, slot table included, where the caller puts it.
     pub fn alloc<P: Platform>(p: &P, size: usize, buf_size: usize, place: Place) -> Result<RxMem, AllocError> {
-        let size = 1 << size.clamp(1, SLOTS.max(1)).ilog2();
+        // Slot indices are masked with `SLOTS - 1`.
+        const { assert!(SLOTS.is_power_of_two()) };
+        let size = 1 << size.clamp(1, SLOTS).ilog2();
         let mem = DescMem::alloc(p, place, RX_WORDS * 4 * size, 16)?;
         let bufs = alloc32(p, buf_size * size, 64).inspect_err(|_| mem.free(p, RX_WORDS * 4 * size))?;
         Ok(RxMem { mem, bufs, size, buf_size })
@@ -195,7 +197,8 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
     /// pool cannot lend them all (what it lent goes back).
     pub fn attach_pool<P: RxPool>(&mut self, p: &P) -> Result<(), AllocError> {
         let Some(bufs) = self.block else { return Ok(()) };
-        let mut lent = [0u32; SLOTS];
+        // Into the slots directly (no second table on the stack); on failure the slots get
+        // their own block's buffers back.
         for i in 0..self.size {
             let got = p.rx_alloc(self.buf_size).ok_or(AllocError::Exhausted { size: self.buf_size });
             let got = got.and_then(|a| match a.checked_add(self.buf_size as u32) {
@@ -206,10 +209,15 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
                 }
             });
             match got {
-                Ok(a) => lent[i] = a,
+                Ok(a) => {
+                    if let Some(s) = self.addrs.get_mut(i) {
+                        *s = a;
+                    }
+                }
                 Err(e) => {
-                    for a in &lent[..i] {
-                        p.rx_release(u64::from(*a), self.buf_size);
+                    for (k, s) in self.addrs.iter_mut().enumerate().take(i) {
+                        p.rx_release(u64::from(*s), self.buf_size);
+                        *s = (bufs + (k * self.buf_size) as u64) as u32;
                     }
                     return Err(e);
                 }
@@ -217,7 +225,6 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
         }
         p.dma_free(bufs, self.buf_size * self.size);
         self.block = None;
-        self.addrs = lent;
         Ok(())
     }
 
@@ -326,7 +333,12 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
 
     /// [`RxRing::refill`] through `g`, this ring's geometry.
     #[inline(always)]
-    pub fn refill_via<C: RxCodec, P: Platform, A: DescAccess>(&mut self, g: Geometry<A>, p: &P, cur: &mut Cursor) -> bool {
+    pub fn refill_via<C: RxCodec, P: Platform, A: DescAccess>(
+        &mut self,
+        g: Geometry<A>,
+        p: &P,
+        cur: &mut Cursor,
+    ) -> bool {
         let i = cur.i;
         let ok = g.refill::<C, P>(p, cur);
         if !ok {
