@@ -162,8 +162,8 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
             mem,
             base: mem.phys(),
             block: Some(bufs),
-            // Below 4 GiB (alloc32), so every slot's address fits its 32-bit word.
-            addrs: core::array::from_fn(|i| if i < size { (bufs + (i * buf_size) as u64) as u32 } else { 0 }),
+            // Filled from the block at `reset` (zeros here are written in place, with no copy).
+            addrs: [0; SLOTS],
             size,
             mask: size - 1,
             buf_size,
@@ -293,6 +293,12 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
     /// the ring's base, size and CPU index (at open; the PDMA's RX is off). Resetting the DMA
     /// index (`pst_drx_idx`) is the engine's, as one register serves every ring.
     pub fn reset<P: Platform>(&mut self, p: &P) -> Result<(), DmaError> {
+        if let Some(bufs) = self.block {
+            // The ring's own block: slot i's buffer is at i buffers in (below 4 GiB: alloc32).
+            for (i, a) in self.addrs.iter_mut().take(self.size).enumerate() {
+                *a = (bufs + (i * self.buf_size) as u64) as u32;
+            }
+        }
         let g = self.geometry();
         for i in 0..self.size {
             self.mem.write_words(p, g.desc(i), &desc::rx_fresh(self.layout, self.buf_addr(i) as u32, self.plen))?;
