@@ -60,6 +60,9 @@ pub struct EthRx<'a, P: Platform> {
     /// The enabled MAC behind each PSE source port ([`crate::eth::port_mac`]).
     pub(crate) rx_port: [u8; 8],
     pub(crate) open: bool,
+    /// RX checksum verdicts are trusted in this poll (the feature, read once as the poll
+    /// begins: a toggle takes effect at the next poll).
+    pub(crate) trust_csum: bool,
 }
 
 /// The interrupt side of an engine: masks what an interrupt line reports and unmasks it when
@@ -136,7 +139,7 @@ impl<P: Platform> Eth<P> {
         let hw_lro = lro.is_some();
         Split {
             tx: EthTx { p, soc, tx_layout: *tx_layout, sh, tx, open, enabled: *enabled, queues },
-            rx: EthRx { p, soc, rx_layout: *rx_layout, sh, rx, lro, scratch, rx_port: *rx_port, open },
+            rx: EthRx { p, soc, rx_layout: *rx_layout, sh, rx, lro, scratch, rx_port: *rx_port, open, trust_csum: false },
             irq: EthIrq { p, soc, sh },
             ctl: EthCtl { p, soc, sh, macs, ports, mib, open, hw_lro, resets: wd.resets },
         }

@@ -183,6 +183,7 @@ impl<P: Platform> EthRx<'_, P> {
             return None;
         }
         self.soc.fe.pdma.irq_status.on(self.p.fe()).write(|v| v.clear_rx_done());
+        self.trust_csum = self.sh.rx_checksum();
         Some(self.rx.begin())
     }
 
@@ -229,7 +230,7 @@ impl<P: Platform> EthRx<'_, P> {
             self.sh.stats.drops.rx_bad_descriptor.add(1);
         } else if let Some(mac) = self.rx_mac(d.src_port) {
             let checksum =
-                if self.sh.rx_checksum() && d.l4_valid { RxChecksum::Verified } else { RxChecksum::Unverified };
+                if self.trust_csum && d.l4_valid { RxChecksum::Verified } else { RxChecksum::Unverified };
             return Some(Some(Filled { buf: self.rx.buf_addr(cur.i), len, mac, checksum }));
         } else {
             self.sh.stats.drops.rx_bad_port.add(1);
