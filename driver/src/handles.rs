@@ -139,7 +139,18 @@ impl<P: Platform> Eth<P> {
         let hw_lro = lro.is_some();
         Split {
             tx: EthTx { p, soc, tx_layout: *tx_layout, sh, tx, open, enabled: *enabled, queues },
-            rx: EthRx { p, soc, rx_layout: *rx_layout, sh, rx, lro, scratch, rx_port: *rx_port, open, trust_csum: false },
+            rx: EthRx {
+                p,
+                soc,
+                rx_layout: *rx_layout,
+                sh,
+                rx,
+                lro,
+                scratch,
+                rx_port: *rx_port,
+                open,
+                trust_csum: false,
+            },
             irq: EthIrq { p, soc, sh },
             ctl: EthCtl { p, soc, sh, macs, ports, mib, open, hw_lro, resets: wd.resets },
         }
