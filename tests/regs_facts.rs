@@ -248,7 +248,12 @@ fn hw_lro_registers_only_on_mt7623() {
     }
     assert_eq!(ring.at(2).unwrap().ring_dip_dw0.offset(), 0xb04 + 0x80);
     assert_eq!(fe.fe.lro_alt_refresh_timer.expect("MT7623 only").offset(), 0x1c);
-    assert!(mt7621::FE.lro.is_none() && mt7986::FE.lro.is_none());
+    // Every SoC: the LRO registers exist exactly where the capabilities claim hardware LRO.
+    for s in SOCS {
+        let has = s.caps.hw_lro.is_some();
+        assert_eq!(s.fe.lro.is_some(), has, "{}: LRO block iff hw_lro", s.name);
+        assert_eq!(s.fe.lro_ring.is_some(), has, "{}: LRO ring block iff hw_lro", s.name);
+    }
     assert!(mt7621::FE.fe.lro_alt_refresh_timer.is_none());
     let v = fe_regs::values::LroCtrlDw0(0).with_lro_en(true).with_l3_cks_upd_en(true);
     assert_eq!(v.0, 1 | 1 << 7);
@@ -375,7 +380,17 @@ fn shaper_values_match_facts() {
 
 #[test]
 fn compatible_table() {
-    assert_eq!(SOCS.len(), 3);
+    // Every compatible of every SoC finds that SoC, and no name or compatible is claimed twice.
+    let mut names = std::collections::BTreeSet::new();
+    let mut compatibles = std::collections::BTreeSet::new();
+    for s in SOCS {
+        assert!(names.insert(s.name), "{} twice in SOCS", s.name);
+        assert!(!s.compatible.is_empty(), "{} has no compatible", s.name);
+        for c in s.compatible {
+            assert!(compatibles.insert(*c), "{c} claimed twice");
+            assert_eq!(soc(c).name, s.name, "{c}");
+        }
+    }
     assert_eq!(soc("mediatek,mt7621-eth").name, "mt7621");
     assert_eq!(soc("mediatek,mt7623-eth").name, "mt7623");
     assert_eq!(soc("mediatek,mt7986-eth").name, "mt7986");

@@ -158,6 +158,11 @@ pub struct File {
     pub descriptors: Named<Descriptor>,
     /// Compatible strings and capabilities.
     pub soc: Option<Spanned<SocSection>>,
+    /// Inherited items this map drops, as paths: `space.block`, `space.block.register`,
+    /// `space.block.register.field`, `descriptors.layout`, `descriptors.layout.field` or
+    /// `capabilities.name`. Needs `extends`; applied before this file's own items.
+    #[serde(default)]
+    pub remove: Vec<Spanned<String>>,
 }
 
 /// An address space: a set of blocks relative to one base address.

@@ -158,6 +158,7 @@ const KNOWN_KEYS: &[&str] = &[
     "name",
     "abstract",
     "extends",
+    "remove",
     "description",
     "spaces",
     "descriptors",

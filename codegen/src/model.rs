@@ -43,6 +43,8 @@ pub struct Map {
     pub soc_span: Option<Span>,
     /// Capabilities, each from the file that last set it.
     pub caps: Caps,
+    /// The `remove:` paths of this map's own file that took effect (not inherited).
+    pub removed: Vec<Sp<String>>,
 }
 
 /// Capabilities as merged over the `extends` chain.

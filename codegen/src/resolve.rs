@@ -205,6 +205,7 @@ fn overlay(fid: FileId, file: &ast::File, base: Option<Map>, diags: &mut Vec<Dia
                 compatible: Vec::new(),
                 soc_span: None,
                 caps: b.caps,
+                removed: Vec::new(),
             }
         }
         None => Map {
@@ -218,12 +219,14 @@ fn overlay(fid: FileId, file: &ast::File, base: Option<Map>, diags: &mut Vec<Dia
             compatible: Vec::new(),
             soc_span: None,
             caps: Caps::default(),
+            removed: Vec::new(),
         },
     };
     if file.description.is_some() {
         map.description = desc(&file.description);
     }
     let base_label = if base_name.is_empty() { map.name.value.clone() } else { base_name };
+    apply_removals(fid, file, &mut map, &base_label, diags);
     for (name, s) in file.spaces.iter() {
         let name = sp(fid, name);
         let space = match map.spaces.iter_mut().find(|x| x.name.value == name.value) {
@@ -247,6 +250,161 @@ fn overlay(fid: FileId, file: &ast::File, base: Option<Map>, diags: &mut Vec<Dia
         overlay_caps(fid, &soc.value.capabilities, &mut map.caps);
     }
     map
+}
+
+/// The capability names `remove: [capabilities.NAME]` accepts.
+const CAPABILITY_NAMES: [&str; 12] = [
+    "rx_checksum",
+    "tx_queues",
+    "rx_rings",
+    "hw_lro",
+    "irq",
+    "tx_descriptor",
+    "rx_descriptor",
+    "rings",
+    "cold_reset",
+    "shaper",
+    "macs",
+    "clocks",
+];
+
+/// Drops the inherited items `file.remove` names from `map` (the resolved base so far). A path
+/// that names nothing in the base, or has the wrong shape, is an error at the path.
+fn apply_removals(fid: FileId, file: &ast::File, map: &mut Map, base: &str, diags: &mut Vec<Diagnostic>) {
+    if file.remove.is_empty() {
+        return;
+    }
+    if file.extends.is_none() {
+        let at = sp(fid, &file.remove[0]).span;
+        diags.push(
+            Diagnostic::error(at, format!("`{}` removes items but extends no map", file.name.value))
+                .label("nothing is inherited, so nothing can be removed")
+                .note("help: add `extends: BASE`, or leave the items out of this file"),
+        );
+        return;
+    }
+    for path in &file.remove {
+        let path = sp(fid, path);
+        match remove_one(map, &path, base) {
+            Ok(()) => map.removed.push(path),
+            Err(d) => diags.push(d),
+        }
+    }
+}
+
+/// "`what` removes nothing: `parent` has no `kind` `name` in `base`", with a suggestion.
+fn removes_nothing(
+    path: &Sp<String>,
+    kind: &str,
+    name: &str,
+    parent: &str,
+    base: &str,
+    siblings: Vec<&str>,
+) -> Diagnostic {
+    let mut d = Diagnostic::error(
+        path.span,
+        format!("`remove: {}` removes nothing: {parent} has no {kind} `{name}` in `{base}`", path.value),
+    )
+    .label(format!("no such {kind} is inherited"));
+    if let Some(s) = suggest(name, siblings.into_iter()) {
+        d = d.note(format!("help: did you mean `{s}`?"));
+    }
+    d
+}
+
+fn remove_one(map: &mut Map, path: &Sp<String>, base: &str) -> Result<(), Diagnostic> {
+    let parts: Vec<&str> = path.value.split('.').collect();
+    let shape = || {
+        Diagnostic::error(path.span, format!("`remove: {}` is not a path this language removes", path.value))
+            .label("expected `space.block`, `space.block.register`, `space.block.register.field`, `descriptors.layout`, `descriptors.layout.field` or `capabilities.name`")
+    };
+    match parts.as_slice() {
+        ["capabilities", name] => {
+            let Some(i) = CAPABILITY_NAMES.iter().position(|c| c == name) else {
+                let mut d =
+                    Diagnostic::error(path.span, format!("`remove: {}`: there is no capability `{name}`", path.value))
+                        .label("not a capability name");
+                if let Some(s) = suggest(name, CAPABILITY_NAMES.iter().copied()) {
+                    d = d.note(format!("help: did you mean `{s}`?"));
+                }
+                return Err(d);
+            };
+            let c = &mut map.caps;
+            let had = match i {
+                0 => c.rx_checksum.take().is_some(),
+                1 => c.tx_queues.take().is_some(),
+                2 => c.rx_rings.take().is_some(),
+                3 => c.hw_lro.take().is_some(),
+                4 => c.irq.take().is_some(),
+                5 => c.tx_descriptor.take().is_some(),
+                6 => c.rx_descriptor.take().is_some(),
+                7 => c.rings.take().is_some(),
+                8 => c.cold_reset.take().is_some(),
+                9 => c.shaper.take().is_some(),
+                10 => c.macs.take().is_some(),
+                _ => c.clocks.take().is_some(),
+            };
+            if had { Ok(()) } else { Err(removes_nothing(path, "capability", name, "the map", base, Vec::new())) }
+        }
+        ["descriptors", layout, rest @ ..] if rest.len() <= 1 => {
+            let names = map.descriptors.iter().map(|d| d.name.value.as_str()).collect();
+            let Some(i) = map.descriptors.iter().position(|d| d.name.value == *layout) else {
+                return Err(removes_nothing(path, "descriptor layout", layout, "the map", base, names));
+            };
+            match rest {
+                [] => {
+                    map.descriptors.remove(i);
+                    Ok(())
+                }
+                [field] => {
+                    let d = &mut map.descriptors[i];
+                    match d.fields.iter().position(|f| f.name.value == *field) {
+                        Some(j) => {
+                            d.fields.remove(j);
+                            Ok(())
+                        }
+                        None => {
+                            let sib = d.fields.iter().map(|f| f.name.value.as_str()).collect();
+                            Err(removes_nothing(path, "field", field, &format!("layout `{layout}`"), base, sib))
+                        }
+                    }
+                }
+                _ => Err(shape()),
+            }
+        }
+        [space, block, rest @ ..] if rest.len() <= 2 && !space.is_empty() => {
+            let Some(si) = map.spaces.iter().position(|s| s.name.value == *space) else {
+                let spaces = map.spaces.iter().map(|s| s.name.value.as_str()).collect();
+                return Err(removes_nothing(path, "space", space, "the map", base, spaces));
+            };
+            let s = &mut map.spaces[si];
+            let blocks = s.blocks.iter().map(|b| b.name.value.as_str()).collect();
+            let Some(bi) = s.blocks.iter().position(|b| b.name.value == *block) else {
+                return Err(removes_nothing(path, "block", block, &format!("space `{space}`"), base, blocks));
+            };
+            let Some(reg) = rest.first() else {
+                s.blocks.remove(bi);
+                return Ok(());
+            };
+            let b = &mut s.blocks[bi];
+            let regs = b.registers.iter().map(|r| r.name.value.as_str()).collect();
+            let Some(ri) = b.registers.iter().position(|r| r.name.value == *reg) else {
+                return Err(removes_nothing(path, "register", reg, &format!("block `{block}`"), base, regs));
+            };
+            let Some(field) = rest.get(1) else {
+                b.registers.remove(ri);
+                return Ok(());
+            };
+            let r = &mut b.registers[ri];
+            let fields = r.fields.iter().map(|f| f.name.value.as_str()).collect();
+            let Some(fi) = r.fields.iter().position(|f| f.name.value == *field) else {
+                return Err(removes_nothing(path, "field", field, &format!("register `{block}.{reg}`"), base, fields));
+            };
+            r.fields.remove(fi);
+            Ok(())
+        }
+        _ => Err(shape()),
+    }
 }
 
 fn overlay_blocks(fid: FileId, blocks: &Named<ast::Block>, space: &mut Space, base: &str, diags: &mut Vec<Diagnostic>) {

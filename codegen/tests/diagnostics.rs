@@ -274,6 +274,7 @@ fn every_pass_has_a_case() {
         "irq_moderation_fits",
         "compatibles_unique",
         "layouts_shared",
+        "descriptors_shared",
         "reset_outside_fields",
         "enum_values_unique",
         "register_has_fields",
@@ -618,4 +619,101 @@ fn yaml_parser_limit_is_reported_in_words() {
     let t = ddgen::load_texts(&[("x.yaml", &text)]).expect_err("too many nodes").render();
     assert!(t.contains("register map too large or too complex: ") && t.contains("values, lists and mappings"), "{t}");
     assert!(!t.contains("Nodes {") && !t.contains("budget breached"), "{t}");
+}
+
+// ---- `remove` and layouts shared by SoCs ----
+
+/// A SoC `mt9998` that extends the complete `mt9999` (so both are SoCs sharing every layout),
+/// with `body` (YAML at the top level) added.
+fn derived(body: &str) -> String {
+    format!("name: mt9998\nextends: mt9999\n{body}soc:\n  compatible: [\"vendor,mt9998-eth\"]\n")
+}
+
+#[test]
+fn remove_of_nothing() {
+    let d = derived(
+        "remove:\n  - fe.pdma.glo_cgf\n  - descriptors.rx_v1.l3_valid\n  - capabilities.hw_lr\n  - fe.pdma.glo_cfg.rx_dma_en.x\n",
+    );
+    let t = fails("remove_of_nothing", &[("mt9999.yaml", GOOD), ("mt9998.yaml", &d)]);
+    assert!(t.contains("mt9998.yaml:4:5") && t.contains("did you mean `glo_cfg`"), "{t}");
+    assert!(t.contains("mt9998.yaml:5:5") && t.contains("layout `rx_v1` has no field `l3_valid`"), "{t}");
+    assert!(t.contains("mt9998.yaml:6:5") && t.contains("did you mean `hw_lro`"), "{t}");
+    assert!(t.contains("mt9998.yaml:7:5") && t.contains("not a path"), "{t}");
+}
+
+#[test]
+fn remove_without_extends() {
+    let t = fails("remove_without_extends", &[("mt9999.yaml", &format!("{GOOD}remove: [fe.qdma]\n"))]);
+    assert!(t.contains("extends no map"), "{t}");
+}
+
+#[test]
+fn descriptor_layout_changed_in_place() {
+    // The ddgen bug: the override used to change the one generated `RxV1` for both SoCs.
+    let d = derived("descriptors:\n  rx_v1:\n    fields:\n      l4_valid: {bits: 25}\n");
+    let t = fails("descriptor_changed_in_place", &[("mt9999.yaml", GOOD), ("mt9998.yaml", &d)]);
+    assert!(t.contains("mt9998.yaml:6:") && t.contains("changes the descriptor layout `rx_v1` in place"), "{t}");
+    assert!(t.contains("`mt9999` shares it") && t.contains("new name"), "{t}");
+}
+
+#[test]
+fn register_layout_changed_in_place() {
+    let d = derived(
+        "spaces:\n  fe:\n    blocks:\n      pdma:\n        registers:\n          glo_cfg:\n            fields:\n              rx_dma_en: {bits: 3}\n",
+    );
+    let t = fails("register_changed_in_place", &[("mt9999.yaml", GOOD), ("mt9998.yaml", &d)]);
+    assert!(
+        t.contains("mt9998.yaml:10:") && t.contains("changes the layout of register `pdma.glo_cfg` in place"),
+        "{t}"
+    );
+}
+
+#[test]
+fn removing_a_field_of_a_shared_register_is_a_change_in_place() {
+    let d = derived("remove: [fe.pdma.glo_cfg.tx_dma_busy]\n");
+    let t = fails("register_field_removed_in_place", &[("mt9999.yaml", GOOD), ("mt9998.yaml", &d)]);
+    assert!(t.contains("mt9998.yaml:3:") && t.contains("in place"), "{t}");
+}
+
+#[test]
+fn removed_items_are_gone_from_the_derived_soc_only() {
+    let d = derived("remove: [fe.pdma.rx_ptr, fe.gdma, capabilities.rx_checksum, descriptors.tx_v1]\n");
+    // The SoC lost its RX checksum register and capability with the block, and the TX layout
+    // its inherited `tx_descriptor` names: it must give them again (here, a new block, a new
+    // layout and the capabilities that name them).
+    let fixed = d.replace(
+        "soc:\n",
+        "spaces:\n  fe:\n    blocks:\n      gdm:\n        base: 0x500\n        registers:\n          fwd_cfg_b: {offset: 0, fields: {ics_en: {bits: 22}}}\ndescriptors:\n  tx_v9: {size: 16, fields: {owner_cpu: {word: 2, bits: 31}}}\nsoc:\n",
+    ) + "  capabilities:\n    rx_checksum: {register: fe.gdm.fwd_cfg_b, fields: [ics_en]}\n    tx_descriptor: tx_v9\n";
+    let Err(without) = ddgen::load_texts(&[("mt9999.yaml", GOOD), ("mt9998.yaml", &d)]) else {
+        panic!("the removed capability was not missed")
+    };
+    let text = without.render();
+    assert!(text.contains("lacks capabilities: rx_checksum"), "{text}");
+    let p = ddgen::load_texts(&[("mt9999.yaml", GOOD), ("mt9998.yaml", &fixed)]).unwrap_or_else(|r| panic!("{r}"));
+    let json =
+        |soc: &str| ddgen::dump::to_json(p.map(soc).unwrap(), p.socs().find(|(m, _)| m.name.value == soc).map(|x| x.1));
+    let names = |v: &serde_json::Value| -> Vec<String> {
+        v["spaces"]["fe"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap().to_string()).collect()
+    };
+    let (base, new) = (json("mt9999"), json("mt9998"));
+    assert!(
+        names(&base).iter().any(|n| n.starts_with("pdma.rx_ptr")) && names(&base).iter().any(|n| n.starts_with("gdma"))
+    );
+    assert!(!names(&new).iter().any(|n| n.starts_with("pdma.rx_ptr") || n.starts_with("gdma[")), "{:?}", names(&new));
+    assert!(names(&new).iter().any(|n| n == "gdm.fwd_cfg_b"));
+    assert!(base["descriptors"].get("tx_v1").is_some() && new["descriptors"].get("tx_v1").is_none());
+    let code = ddgen::generate(&p).expect("generates").file();
+    assert!(code.contains("pub mod mt9998"));
+}
+
+#[test]
+fn descriptor_layout_differs_between_socs() {
+    let other = GOOD.replacen("name: mt9999", "name: mt9998", 1).replacen("mt9999-eth", "mt9998-eth", 1).replacen(
+        "l4_valid: {word: 3, bits: 24}",
+        "l4_valid: {word: 3, bits: 23}",
+        1,
+    );
+    let t = fails("descriptor_layout_differs", &[("mt9999.yaml", GOOD), ("mt9998.yaml", &other)]);
+    assert!(t.contains("descriptor layout `rx_v1` differs between `mt9999` and `mt9998`"), "{t}");
 }

@@ -23,13 +23,21 @@ fn rx_and_tx_interrupts_follow_the_irq_layout() {
         let sim = Sim::for_board(&board);
         let mut eth = Eth::new(&board, SimPlatform(&sim)).unwrap();
         eth.open().unwrap();
+        // The first enabled MAC; brought up at 1 Gbit/s when the board gives it no fixed link.
+        let mac =
+            eth.enabled_macs().next().map(|m| (m.id, m.link.is_some())).unwrap_or_else(|| panic!("{name}: no MAC"));
+        if !mac.1 {
+            let l = fe_driver::LinkState { speed: 1000, duplex: fe_driver::dt::Duplex::Full, pause: true };
+            eth.link_up(mac.0, l).unwrap();
+        }
+        let mac = mac.0;
         let (tx_line, rx_line) = lines(board.soc);
         assert!(!sim.irq(rx_line) && !sim.irq(tx_line), "{name}: quiet after open");
 
         // RX: frames arrive, the RX line rises.
         let mut s = TcpStream::bulk(false, None);
         for _ in 0..10 {
-            sim.send_to_mac(0, s.next_segment());
+            sim.send_to_mac(usize::from(mac), s.next_segment());
         }
         sim.advance(1_000_000);
         assert!(sim.irq(rx_line), "{name}: RX line raised");
@@ -46,11 +54,11 @@ fn rx_and_tx_interrupts_follow_the_irq_layout() {
         assert!(!sim.irq(rx_line), "{name}: drained, so the line stays low after unmasking");
         // A frame that arrives while masked re-raises the line at unmask.
         let work = {
-            sim.send_to_mac(0, s.next_segment());
+            sim.send_to_mac(usize::from(mac), s.next_segment());
             sim.advance(100_000);
             eth.irq(rx_line)
         };
-        sim.send_to_mac(0, s.next_segment());
+        sim.send_to_mac(usize::from(mac), s.next_segment());
         sim.advance(100_000);
         assert!(!sim.irq(rx_line), "{name}: masked");
         eth.irq_enable(work);
@@ -59,8 +67,8 @@ fn rx_and_tx_interrupts_follow_the_irq_layout() {
 
         // TX: completions raise the TX line; the handler acknowledges and masks it.
         let frame = s.next_segment();
-        let q = eth.queue_for_mac(0);
-        eth.xmit(0, q, &frame).unwrap();
+        let q = eth.queue_for_mac(mac);
+        eth.xmit(mac, q, &frame).unwrap();
         sim.advance(100_000);
         assert!(sim.irq(tx_line), "{name}: TX line raised");
         let work = eth.irq(tx_line);

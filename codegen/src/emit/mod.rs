@@ -113,11 +113,17 @@ fn escape_brackets(line: &str) -> String {
 pub fn generate(project: &Project) -> Result<Generated, InvalidRust> {
     let socs: Vec<_> = project.socs().collect();
     let maps: Vec<_> = socs.iter().map(|(m, _)| *m).collect();
-    let spaces: Vec<USpace> = union(&maps);
+    // The shared items are built in first-seen order over the SoCs, each after the maps it
+    // extends (then by name): a new SoC that extends a bundled one and adds no register or
+    // layout name leaves the union, and so every existing SoC's generated code, unchanged,
+    // whatever its name sorts like.
+    let mut by_depth = maps.clone();
+    by_depth.sort_by(|a, b| (a.ancestors.len(), &a.name.value).cmp(&(b.ancestors.len(), &b.name.value)));
+    let spaces: Vec<USpace> = union(&by_depth);
     let names = values::TypeNames::new(&spaces);
 
     let value_items = values::emit(&spaces, &names);
-    let desc_items = descriptors::emit(&maps);
+    let desc_items = descriptors::emit(&by_depth);
     let map_items = maps::emit(&spaces, &names);
     let table = socs::emit_table(&spaces, &socs);
     let shared = quote! {

@@ -4,6 +4,7 @@ mod arrays_valid;
 mod compatibles_unique;
 mod descriptor_fields_fit;
 mod descriptors_disjoint;
+mod descriptors_shared;
 mod enum_incomplete;
 mod enum_values_unique;
 mod field_idents_unique;
@@ -70,6 +71,7 @@ pub fn validate(maps: &[Map]) -> Vec<Diagnostic> {
     }
     compatibles_unique::check(maps, &mut diags);
     layouts_shared::check(maps, &mut diags);
+    descriptors_shared::check(maps, &mut diags);
     type_names_unique::check(maps, &mut diags);
     module_names_unique::check(maps, &mut diags);
     let mut seen = HashSet::new();
@@ -82,6 +84,7 @@ pub fn pass_names() -> impl Iterator<Item = &'static str> {
     MAP_PASSES.iter().map(|(n, _)| *n).chain([
         "compatibles_unique",
         "layouts_shared",
+        "descriptors_shared",
         "type_names_unique",
         "module_names_unique",
     ])

@@ -9,16 +9,12 @@ use fe_sim::Sim;
 
 pub use fe_sim::driver_platform::SimPlatform;
 
-/// The bundled board DTS of each SoC: (file, DTB).
+#[path = "../support_boards/mod.rs"]
+pub mod support_boards;
+
+/// Every bundled board in `dts/` (found by compatible, see `support_boards`): (file, DTB).
 pub fn boards() -> Vec<(&'static str, Vec<u8>)> {
-    ["mt7621-router.dts", "mt7623n-bpi-r2.dts", "mt7986a-bpi-r3.dts"]
-        .into_iter()
-        .map(|f| {
-            let dtb =
-                fe_linux::dtc::compile(&fe_linux::dtc::dts_dir().join(f), &[]).unwrap_or_else(|e| panic!("{f}: {e}"));
-            (f, dtb)
-        })
-        .collect()
+    support_boards::all().into_iter().map(|b| (&*Box::leak(b.file.into_boxed_str()), b.dtb)).collect()
 }
 
 /// Probes `dtb`, panicking with the probe's message on failure.

@@ -199,13 +199,31 @@ impl From<Lro> for fe_driver::LroMode {
     }
 }
 
-/// The bundled boards the main job runs.
-const BOARDS: &[&str] = &["mt7621-router.dts", "mt7623n-bpi-r2.dts", "mt7986a-bpi-r3.dts"];
+/// The bundled boards the main job runs: every `dts/*.dts`, sorted by name (a file that does
+/// not compile or probe fails the job, naming it).
+fn bundled_boards() -> Result<Vec<String>, String> {
+    let dir = fe_linux::dtc::dts_dir();
+    let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut v: Vec<String> =
+        entries.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| n.ends_with(".dts")).collect();
+    v.sort();
+    if v.is_empty() {
+        return Err(format!("no board (.dts) in {}", dir.display()));
+    }
+    Ok(v)
+}
 
 fn main_job() -> ExitCode {
     println!("{}", fe_linux::run::HEADER);
+    let boards = match bundled_boards() {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
     let mut failed = false;
-    for board in BOARDS {
+    for board in &boards {
         let path = fe_linux::dtc::dts_dir().join(board);
         let dtb = match fe_linux::dtc::compile(&path, &[]) {
             Ok(d) => d,
@@ -214,7 +232,14 @@ fn main_job() -> ExitCode {
                 return ExitCode::from(1);
             }
         };
-        let modes = fe_driver::dt::probe(&dtb).map(|p| fe_linux::run::lro_modes(p.soc)).unwrap_or_default();
+        let modes = match fe_driver::dt::probe(&dtb) {
+            Ok(p) => fe_linux::run::lro_modes(p.soc),
+            Err(e) => {
+                eprintln!("error: {board}: {e}");
+                failed = true;
+                continue;
+            }
+        };
         for (rx_csum, lro) in [true, false].into_iter().flat_map(|c| modes.iter().map(move |m| (c, *m))) {
             match fe_linux::run::run(board, &dtb, rx_csum, lro) {
                 Ok(r) => {

@@ -17,10 +17,17 @@ use fe_sim::packet::{self, TcpStream};
 use std::os::unix::net::UnixDatagram;
 use std::time::Duration;
 
+#[path = "../../../driver/tests/support_boards/mod.rs"]
+mod support_boards;
+
 /// The test's ends of one MAC's two TAPs: what Linux on the driver's side and the peer see.
 struct Ends {
     host: UnixDatagram,
     peer: UnixDatagram,
+    /// The MAC the bridge serves (the board's first enabled MAC with a link).
+    mac: u8,
+    /// Its link speed in Mbit/s.
+    speed: u32,
 }
 
 fn pair() -> (UnixDatagram, UnixDatagram) {
@@ -30,20 +37,23 @@ fn pair() -> (UnixDatagram, UnixDatagram) {
     (a, b)
 }
 
-/// Runs `f` with a bridge over `board` (unpaced) and the ends of MAC 0; closes the driver after
-/// and checks nothing leaked and the model saw nothing illegal.
+/// Runs `f` with a bridge over `board` (unpaced) and the ends of its first enabled MAC with a
+/// link; closes the driver after and checks nothing leaked and the model saw nothing illegal.
 fn with_bridge(board: &str, f: impl FnOnce(&mut Bridge<'_>, &Ends)) {
     let dtb = fe_linux::dtc::load(&fe_linux::dtc::dts_dir().join(board)).unwrap();
     let plat = dt::probe(&dtb).unwrap();
     let sim = Sim::for_board(&plat);
     let eth = fe_linux::run::bring_up(board, &plat, &sim).unwrap();
-    let m = eth.mac(0).copied().unwrap();
+    let id =
+        eth.enabled_macs().find(|m| m.link.is_some()).map(|m| m.id).unwrap_or_else(|| panic!("{board}: no MAC up"));
+    let m = eth.mac(id).copied().unwrap();
+    let speed = m.link.unwrap().speed;
     let (host_bridge, host) = pair();
     let (peer_bridge, peer) = pair();
     let ports = vec![Port::new(
-        0,
+        id,
         m.queue,
-        m.link.unwrap().speed,
+        speed,
         Tap::from_fd(host_bridge.into(), "test-host0", Role::Host),
         Tap::from_fd(peer_bridge.into(), "test-peer0", Role::Peer),
     )];
@@ -54,7 +64,7 @@ fn with_bridge(board: &str, f: impl FnOnce(&mut Bridge<'_>, &Ends)) {
     let clock = Clock::new(Pace::None, fe_linux::run::POLL_NS, sim.now());
     let info = RunInfo { board: board.to_string(), soc: plat.soc.name };
     let mut bridge = Bridge::new(&sim, eth, lro, peer_lro, ports, clock, info);
-    f(&mut bridge, &Ends { host, peer });
+    f(&mut bridge, &Ends { host, peer, mac: id, speed });
     let closed = bridge.close().unwrap();
     assert!(closed.contains("none leaked") && closed.contains("0 illegal accesses"), "{closed}");
 }
@@ -145,8 +155,11 @@ fn payload(f: &[u8]) -> &[u8] {
 
 #[test]
 fn gso_frames_from_linux_leave_the_wire_as_checksummed_segments() {
-    for (v6, gso) in [(false, GSO_TCPV4), (true, GSO_TCPV6)] {
-        with_bridge("mt7621-router.dts", |b, e| {
+    for (v6, gso, board) in [(false, GSO_TCPV4), (true, GSO_TCPV6)]
+        .into_iter()
+        .flat_map(|(v, g)| boards().into_iter().map(move |b| (v, g, b)))
+    {
+        with_bridge(&board, |b, e| {
             // The MSS of a 1500-byte MTU with timestamps.
             let mss = if v6 { 1428 } else { 1448 };
             let big = TcpStream::bulk(v6, None).next_segment_with(20_000);
@@ -177,17 +190,19 @@ fn gso_frames_from_linux_leave_the_wire_as_checksummed_segments() {
 
 #[test]
 fn partial_checksums_from_linux_are_completed_by_the_engine() {
-    with_bridge("mt7986a-bpi-r3.dts", |b, e| {
-        let full = TcpStream::bulk(false, None).next_segment();
-        let (hdr, f) = partial(&full);
-        assert_ne!(f, full);
-        assert!(send_host(e, &hdr, &f));
-        assert!(send_host(e, &VnetHdr::default(), &full), "a complete frame goes as it is");
-        let wire = collect(b, e, 2, 100);
-        assert_eq!(wire, vec![full.clone(), full]);
-        let c = b.ports[0].c;
-        assert_eq!((c.tx_engine_csum, c.tx_plain), (1, 1));
-    });
+    for board in boards() {
+        with_bridge(&board, |b, e| {
+            let full = TcpStream::bulk(false, None).next_segment();
+            let (hdr, f) = partial(&full);
+            assert_ne!(f, full);
+            assert!(send_host(e, &hdr, &f));
+            assert!(send_host(e, &VnetHdr::default(), &full), "a complete frame goes as it is");
+            let wire = collect(b, e, 2, 100);
+            assert_eq!(wire, vec![full.clone(), full]);
+            let c = b.ports[0].c;
+            assert_eq!((c.tx_engine_csum, c.tx_plain), (1, 1));
+        });
+    }
 }
 
 /// Feeds `n` bulk segments from the peer and returns what came up to Linux, each with its header.
@@ -229,7 +244,18 @@ fn as_linux_sees(hdr: &VnetHdr, f: &[u8]) -> Vec<u8> {
 
 #[test]
 fn frames_from_the_wire_come_up_as_linux_needs_them() {
-    for (board, lro) in [("mt7621-router.dts", "off"), ("mt7621-router.dts", "soft"), ("mt7623n-bpi-r2.dts", "hw")] {
+    // Every board in every coalescing mode its SoC has (hardware LRO only where the YAML has it).
+    let mut runs = Vec::new();
+    for bb in support_boards::all() {
+        runs.push((bb.file.clone(), "off"));
+        runs.push((bb.file.clone(), "soft"));
+        if bb.soc.caps.hw_lro.is_some() {
+            runs.push((bb.file.clone(), "hw"));
+        }
+    }
+    assert!(runs.iter().any(|r| r.1 == "hw"), "no bundled board's SoC has hardware LRO");
+    for (board, lro) in &runs {
+        let (board, lro) = (board.as_str(), *lro);
         for rx_csum in [true, false] {
             with_bridge(board, |b, e| {
                 if lro == "hw" {
@@ -237,7 +263,7 @@ fn frames_from_the_wire_come_up_as_linux_needs_them() {
                     let first = TcpStream::bulk(false, None).next_segment();
                     let dst =
                         packet::parse(&first).and_then(|p| p.ip).map(|ip| [ip.dst[0], ip.dst[1], ip.dst[2], ip.dst[3]]);
-                    b.handle(Request::LroDst { mac: 0, dst }).unwrap();
+                    b.handle(Request::LroDst { mac: e.mac, dst }).unwrap();
                 }
                 b.handle(Request::RxCsum(rx_csum)).unwrap();
                 let mode = match lro {
@@ -282,106 +308,116 @@ fn frames_from_the_wire_come_up_as_linux_needs_them() {
 
 #[test]
 fn a_full_tx_ring_holds_frames_back_and_drops_none() {
-    with_bridge("mt7621-router.dts", |b, e| {
-        let mut s = TcpStream::bulk(false, None);
-        let (frames, size) = (40, 60_000);
-        let mut written = 0;
-        let mut pending: Option<Vec<u8>> = None;
-        let mut wire = 0;
-        for _ in 0..5000 {
-            while written < frames {
-                let d = pending.take().unwrap_or_else(|| {
-                    let (mut hdr, f) = partial(&s.next_segment_with(size));
-                    hdr.gso_type = GSO_TCPV4;
-                    hdr.gso_size = 1448;
-                    let mut d = hdr.encode().to_vec();
-                    d.extend_from_slice(&f);
-                    d
-                });
-                if e.host.send(&d).is_err() {
-                    pending = Some(d);
+    for board in boards() {
+        with_bridge(&board, |b, e| {
+            let mut s = TcpStream::bulk(false, None);
+            let (frames, size) = (40, 60_000);
+            let mut written = 0;
+            let mut pending: Option<Vec<u8>> = None;
+            let mut wire = 0;
+            for _ in 0..5000 {
+                while written < frames {
+                    let d = pending.take().unwrap_or_else(|| {
+                        let (mut hdr, f) = partial(&s.next_segment_with(size));
+                        hdr.gso_type = GSO_TCPV4;
+                        hdr.gso_size = 1448;
+                        let mut d = hdr.encode().to_vec();
+                        d.extend_from_slice(&f);
+                        d
+                    });
+                    if e.host.send(&d).is_err() {
+                        pending = Some(d);
+                        break;
+                    }
+                    written += 1;
+                }
+                turns(b, 1);
+                wire += drain_peer(e).len();
+                if written == frames && wire == frames * size.div_ceil(1448) {
                     break;
                 }
-                written += 1;
             }
-            turns(b, 1);
-            wire += drain_peer(e).len();
-            if written == frames && wire == frames * size.div_ceil(1448) {
-                break;
-            }
-        }
-        assert_eq!(wire, frames * size.div_ceil(1448), "every segment of every frame reached the peer");
-        let c = b.ports[0].c;
-        assert!(c.tx_ring_backoff > 0, "the ring filled up: {c:?}");
-        assert_eq!(c.tx_xmit_errors + c.tx_refused, 0);
-        assert_eq!(b.eth.stats().drops.tx_total(), 0);
-    });
+            assert_eq!(wire, frames * size.div_ceil(1448), "every segment of every frame reached the peer");
+            let c = b.ports[0].c;
+            assert!(c.tx_ring_backoff > 0, "the ring filled up: {c:?}");
+            assert_eq!(c.tx_xmit_errors + c.tx_refused, 0);
+            assert_eq!(b.eth.stats().drops.tx_total(), 0);
+        });
+    }
 }
 
 #[test]
 fn stats_answer_in_text_and_json_and_refuse_what_the_soc_lacks() {
-    with_bridge("mt7986a-bpi-r3.dts", |b, _| {
-        let text = b.handle(Request::Stats { json: false }).unwrap();
-        assert!(text.contains("mac 0 (test-host0 <-> test-peer0, 2500 Mbit/s):"), "{text}");
-        assert!(text.contains("    rx_csum_verified: 0\n"), "{text}");
-        let json: serde_json::Value = serde_json::from_str(&b.handle(Request::Stats { json: true }).unwrap()).unwrap();
-        assert_eq!(json["soc"], "mt7986");
-        assert_eq!(json["features"]["lro"], "off");
-        assert_eq!(json["macs"][0]["netdev"]["tx_ring_backoff"], 0);
-        let e = b.handle(Request::Lro(fe_driver::LroMode::Hw)).unwrap_err();
-        assert!(e.contains("no hardware LRO"), "{e}");
-        b.handle(Request::Lro(fe_driver::LroMode::Soft)).unwrap();
-        let json: serde_json::Value = serde_json::from_str(&b.handle(Request::Stats { json: true }).unwrap()).unwrap();
-        assert_eq!(json["features"]["lro"], "soft");
-    });
+    let mut refused = 0;
+    for bb in support_boards::all() {
+        with_bridge(&bb.file, |b, e| {
+            let text = b.handle(Request::Stats { json: false }).unwrap();
+            let head = format!("mac {} (test-host0 <-> test-peer0, {} Mbit/s):", e.mac, e.speed);
+            assert!(text.contains(&head), "{}: {text}", bb.file);
+            assert!(text.contains("    rx_csum_verified: 0\n"), "{text}");
+            let json: serde_json::Value =
+                serde_json::from_str(&b.handle(Request::Stats { json: true }).unwrap()).unwrap();
+            assert_eq!(json["soc"], bb.soc.name);
+            assert_eq!(json["features"]["lro"], "off");
+            assert_eq!(json["macs"][0]["netdev"]["tx_ring_backoff"], 0);
+            match b.handle(Request::Lro(fe_driver::LroMode::Hw)) {
+                Err(e) => {
+                    assert!(bb.soc.caps.hw_lro.is_none(), "{}: {e}", bb.file);
+                    assert!(e.contains("no hardware LRO"), "{e}");
+                    refused += 1;
+                }
+                Ok(_) => assert!(bb.soc.caps.hw_lro.is_some(), "{}: hardware LRO accepted without it", bb.file),
+            }
+            b.handle(Request::Lro(fe_driver::LroMode::Soft)).unwrap();
+            let json: serde_json::Value =
+                serde_json::from_str(&b.handle(Request::Stats { json: true }).unwrap()).unwrap();
+            assert_eq!(json["features"]["lro"], "soft");
+        });
+    }
+    assert!(refused > 0, "no bundled board's SoC lacks hardware LRO: the refusal is untested");
 }
 
 #[test]
 fn gso_frames_and_partial_checksums_from_the_peer_reach_linux_as_valid_segments() {
     for (v6, gso, mss) in [(false, GSO_TCPV4, 1448usize), (true, GSO_TCPV6, 1428)] {
-        with_bridge("mt7621-router.dts", |b, e| {
-            let mut s = TcpStream::bulk(v6, None);
-            let big = s.next_segment_with(20_000);
-            let (mut hdr, f) = partial(&big);
-            hdr.gso_type = gso;
-            hdr.gso_size = mss as u16;
-            send_peer(e, &hdr, &f);
-            let small = s.next_segment();
-            let (hdr_small, f_small) = partial(&small);
-            send_peer(e, &hdr_small, &f_small);
-            let n = 20_000usize.div_ceil(mss) + 1;
-            let up = collect_up(b, e, n);
-            let mut joined = Vec::new();
-            for (hdr, f) in &up {
-                assert_eq!(hdr.gso_type, GSO_NONE, "coalescing is off");
-                let seen = as_linux_sees(hdr, f);
-                assert_eq!(packet::l4_checksum_ok(&seen), Some(true), "v6 {v6}: {hdr:?}");
-                if !v6 {
-                    assert_eq!(packet::ipv4_checksum_ok(&seen), Some(true));
+        for board in boards() {
+            with_bridge(&board, |b, e| {
+                let mut s = TcpStream::bulk(v6, None);
+                let big = s.next_segment_with(20_000);
+                let (mut hdr, f) = partial(&big);
+                hdr.gso_type = gso;
+                hdr.gso_size = mss as u16;
+                send_peer(e, &hdr, &f);
+                let small = s.next_segment();
+                let (hdr_small, f_small) = partial(&small);
+                send_peer(e, &hdr_small, &f_small);
+                let n = 20_000usize.div_ceil(mss) + 1;
+                let up = collect_up(b, e, n);
+                let mut joined = Vec::new();
+                for (hdr, f) in &up {
+                    assert_eq!(hdr.gso_type, GSO_NONE, "coalescing is off");
+                    let seen = as_linux_sees(hdr, f);
+                    assert_eq!(packet::l4_checksum_ok(&seen), Some(true), "v6 {v6}: {hdr:?}");
+                    if !v6 {
+                        assert_eq!(packet::ipv4_checksum_ok(&seen), Some(true));
+                    }
+                    joined.extend_from_slice(payload(&seen));
                 }
-                joined.extend_from_slice(payload(&seen));
-            }
-            assert_eq!(up.len(), n, "v6 {v6}");
-            let mut want = payload(&big).to_vec();
-            want.extend_from_slice(payload(&small));
-            assert_eq!(joined, want, "v6 {v6}: every byte once, in order");
-            let c = b.ports[0].c;
-            assert_eq!((c.peer_tx_frames, c.peer_tx_segmented, c.peer_tx_csum, c.peer_tx_refused), (2, 1, 1, 0));
-            assert_eq!(c.wire_rx_frames, n as u64);
-        });
+                assert_eq!(up.len(), n, "v6 {v6}");
+                let mut want = payload(&big).to_vec();
+                want.extend_from_slice(payload(&small));
+                assert_eq!(joined, want, "v6 {v6}: every byte once, in order");
+                let c = b.ports[0].c;
+                assert_eq!((c.peer_tx_frames, c.peer_tx_segmented, c.peer_tx_csum, c.peer_tx_refused), (2, 1, 1, 0));
+                assert_eq!(c.wire_rx_frames, n as u64);
+            });
+        }
     }
 }
 
-/// Every bundled board (dts/*.dts).
+/// Every bundled board (found by compatible: `support_boards`), by file name.
 fn boards() -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(fe_linux::dtc::dts_dir())
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".dts"))
-        .collect();
-    v.sort();
-    assert!(!v.is_empty());
-    v
+    support_boards::all().into_iter().map(|b| b.file).collect()
 }
 
 /// Linux turns LRO off on a device that starts forwarding (dev_disable_lro); the bridge does the

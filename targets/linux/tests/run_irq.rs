@@ -10,16 +10,12 @@ use fe_linux::run::{self, Drive, FRAMES, Report};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Every board in `dts/`.
+#[path = "../../../driver/tests/support_boards/mod.rs"]
+mod support_boards;
+
+/// Every bundled board (found by compatible: `support_boards`).
 fn boards() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(fe_linux::dtc::dts_dir())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "dts"))
-        .collect();
-    v.sort();
-    assert!(!v.is_empty(), "no boards in dts/");
-    v
+    support_boards::all().into_iter().map(|b| b.path).collect()
 }
 
 fn run_board(path: &Path, lro: LroMode, drive: Drive) -> Report {
