@@ -5,7 +5,7 @@
 
 use crate::desc::{self, TxDesc};
 use crate::platform::{DmaError, Platform};
-use crate::ring::mem::{DescMem, Place};
+use crate::ring::mem::{DescAccess, DescMem, Place};
 use crate::ring::{AllocError, alloc32};
 use fe_regs::descriptors::DescriptorLayout;
 use fe_regs::maps::QdmaMap;

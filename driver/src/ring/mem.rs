@@ -85,18 +85,6 @@ impl DescMem {
         offset + addr.wrapping_sub(phys) as usize
     }
 
-    /// Writes `words` at physical address `addr` of the ring.
-    #[inline(always)]
-    pub fn write_words<P: Platform>(&self, p: &P, addr: u64, words: &[u32]) -> Result<(), DmaError> {
-        match *self {
-            DescMem::Dma { .. } => p.dma_write_words(addr, words),
-            DescMem::Sram { phys, offset } => {
-                sram_write(p, Self::bus(offset, phys, addr), words);
-                Ok(())
-            }
-        }
-    }
-
     /// Reads `out.len()` words at physical address `addr` of the ring.
     #[inline(always)]
     pub fn read_words<P: Platform>(&self, p: &P, addr: u64, out: &mut [u32]) -> Result<(), DmaError> {
@@ -106,25 +94,6 @@ impl DescMem {
                 sram_read(p, Self::bus(offset, phys, addr), out);
                 Ok(())
             }
-        }
-    }
-
-    /// Reads the descriptor of `out.len()` words at `addr` if its word `ctrl` has a bit of
-    /// `done` set: that word, then the read barrier, then every word (as
-    /// [`DmaMemory::dma_read_desc`](crate::platform::DmaMemory::dma_read_desc) does). Returns
-    /// whether it was done.
-    #[inline(always)]
-    pub fn read_desc<P: Platform>(
-        &self,
-        p: &P,
-        addr: u64,
-        ctrl: usize,
-        done: u32,
-        out: &mut [u32],
-    ) -> Result<bool, DmaError> {
-        match *self {
-            DescMem::Dma { .. } => p.dma_read_desc(addr, ctrl, done, out),
-            DescMem::Sram { phys, offset } => Ok(sram_read_desc(p, Self::bus(offset, phys, addr), ctrl, done, out)),
         }
     }
 }
@@ -150,7 +119,13 @@ pub trait DescAccess: Copy {
 impl DescAccess for DescMem {
     #[inline(always)]
     fn write_words<P: Platform>(&self, p: &P, addr: u64, words: &[u32]) -> Result<(), DmaError> {
-        DescMem::write_words(self, p, addr, words)
+        match *self {
+            DescMem::Dma { .. } => p.dma_write_words(addr, words),
+            DescMem::Sram { phys, offset } => {
+                sram_write(p, Self::bus(offset, phys, addr), words);
+                Ok(())
+            }
+        }
     }
     #[inline(always)]
     fn read_desc<P: Platform>(
@@ -161,7 +136,10 @@ impl DescAccess for DescMem {
         done: u32,
         out: &mut [u32],
     ) -> Result<bool, DmaError> {
-        DescMem::read_desc(self, p, addr, ctrl, done, out)
+        match *self {
+            DescMem::Dma { .. } => p.dma_read_desc(addr, ctrl, done, out),
+            DescMem::Sram { phys, offset } => Ok(sram_read_desc(p, Self::bus(offset, phys, addr), ctrl, done, out)),
+        }
     }
 }
 

@@ -9,7 +9,7 @@
 
 use crate::desc::{self, TxCodec, TxDesc};
 use crate::platform::{DmaError, Platform};
-use crate::ring::mem::{DescMem, Place};
+use crate::ring::mem::{DescAccess, DescMem, Place};
 use crate::ring::{AllocError, alloc32};
 use fe_regs::bus::{RegSpec, Rw};
 use fe_regs::descriptors::DescriptorLayout;
