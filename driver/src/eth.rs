@@ -364,18 +364,13 @@ impl<P: Platform> Eth<P> {
         self.shared.set_tx_ready(ready_mask(&self.macs, self.open));
     }
 
-    /// Read-modify-write of a register named by a capability (`RawReg`), in either space.
-    pub(crate) fn raw_modify(&self, space: Space, offset: u32, f: impl FnOnce(u32) -> u32) {
-        raw_modify(&self.p, space, offset, f);
-    }
-
     /// Pulses the SoC's cold-reset bits in ETHSYS: assert, ~1 ms, deassert, 10 ms.
     fn cold_reset(&self) {
         let cr = self.soc.caps.cold_reset;
         let Some(off) = cr.reg.at(0) else { return };
-        self.raw_modify(cr.reg.space, off, |v| v | cr.mask);
+        raw_modify(&self.p, cr.reg.space, off, |v| v | cr.mask);
         self.p.delay_ns(1_000_000);
-        self.raw_modify(cr.reg.space, off, |v| v & !cr.mask);
+        raw_modify(&self.p, cr.reg.space, off, |v| v & !cr.mask);
         self.p.delay_ns(10_000_000);
     }
 
@@ -400,7 +395,7 @@ impl<P: Platform> Eth<P> {
                 });
             }
             if let Some(off) = shaper.reg.at(i) {
-                self.raw_modify(shaper.reg.space, off, |_| shaper.base);
+                raw_modify(&self.p, shaper.reg.space, off, |_| shaper.base);
             }
         }
         q.tx_sch_rate.on(&fe).write(|v| {
