@@ -153,7 +153,25 @@ fn budget_words(breach: &serde_saphyr::budget::BudgetBreach) -> String {
     }
 }
 
-/// Keys known anywhere in the language, for "did you mean" on unknown keys.
+/// The capabilities a map may have (keys under `capabilities:`, and what
+/// `remove: [capabilities.NAME]` accepts).
+pub(crate) const CAPABILITY_NAMES: [&str; 12] = [
+    "rx_checksum",
+    "tx_queues",
+    "rx_rings",
+    "hw_lro",
+    "irq",
+    "tx_descriptor",
+    "rx_descriptor",
+    "rings",
+    "cold_reset",
+    "shaper",
+    "macs",
+    "clocks",
+];
+
+/// Keys known anywhere in the language besides [`CAPABILITY_NAMES`], for "did you mean" on
+/// unknown keys.
 const KNOWN_KEYS: &[&str] = &[
     "name",
     "abstract",
@@ -179,18 +197,6 @@ const KNOWN_KEYS: &[&str] = &[
     "word",
     "compatible",
     "capabilities",
-    "rx_checksum",
-    "tx_queues",
-    "rx_rings",
-    "hw_lro",
-    "irq",
-    "tx_descriptor",
-    "rx_descriptor",
-    "rings",
-    "cold_reset",
-    "shaper",
-    "macs",
-    "clocks",
     "register",
     "mask",
     "rates",
@@ -219,7 +225,7 @@ fn unknown_key_hint(message: &str) -> Option<String> {
     let start = message.find("unknown field `")? + "unknown field `".len();
     let rest = &message[start..];
     let key = &rest[..rest.find('`')?];
-    let best = KNOWN_KEYS.iter().map(|k| (edit_distance(key, k), *k)).min()?;
+    let best = KNOWN_KEYS.iter().chain(&CAPABILITY_NAMES).map(|k| (edit_distance(key, k), *k)).min()?;
     (best.0 <= 2 && best.0 < key.len()).then(|| format!("help: did you mean `{}`?", best.1))
 }
 

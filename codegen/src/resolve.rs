@@ -7,7 +7,7 @@
 //! exist. Compatible strings and `abstract` are never inherited.
 
 use crate::ast::{self, Access, Named};
-use crate::load::edit_distance;
+use crate::load::{CAPABILITY_NAMES, edit_distance};
 use crate::model::{self, Array, Block, Caps, DescField, Descriptor, Field, In, Map, Register, Space};
 use crate::source::{Diagnostic, FileId, Sp, Span};
 use serde_saphyr::Spanned;
@@ -251,22 +251,6 @@ fn overlay(fid: FileId, file: &ast::File, base: Option<Map>, diags: &mut Vec<Dia
     }
     map
 }
-
-/// The capability names `remove: [capabilities.NAME]` accepts.
-const CAPABILITY_NAMES: [&str; 12] = [
-    "rx_checksum",
-    "tx_queues",
-    "rx_rings",
-    "hw_lro",
-    "irq",
-    "tx_descriptor",
-    "rx_descriptor",
-    "rings",
-    "cold_reset",
-    "shaper",
-    "macs",
-    "clocks",
-];
 
 /// Drops the inherited items `file.remove` names from `map` (the resolved base so far). A path
 /// that names nothing in the base, or has the wrong shape, is an error at the path.
