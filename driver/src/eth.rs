@@ -127,7 +127,7 @@ pub struct Eth<P: Platform> {
     /// RX copy-out buffer, big enough for a hardware LRO aggregate.
     pub(crate) scratch: [u8; crate::ring::lro::MAX_LRO_BUF],
     /// Hardware LRO rings, when the SoC has them.
-    pub(crate) lro: Option<crate::ring::lro::LroRings>,
+    pub(crate) lro: crate::ring::lro::LroRings,
     pub(crate) mib: crate::stats::MibTotals,
     pub(crate) wd: crate::stats::WatchdogState,
     pub(crate) ports: crate::shaping::ports::PortTable,
@@ -140,6 +140,51 @@ pub struct Eth<P: Platform> {
 #[inline(always)]
 pub(crate) fn port_mac(ports: &[u8; 8], src_port: u8) -> Option<u8> {
     Some(ports[usize::from(src_port) % 8]).filter(|m| *m != NO_MAC)
+}
+
+/// Every ring's memory and registers, allocated before the driver is built: addresses only,
+/// so that [`Eth::new`] builds the rings' tables in the caller's place and its own frame stays
+/// small (a kernel stack).
+struct RingMem {
+    tx: crate::ring::tx::TxMem,
+    tx_regs: TxRegs,
+    rx: crate::ring::rx::RxMem,
+    rx_regs: RxRegs,
+    lro: crate::ring::lro::LroMem,
+    fq: crate::ring::fq::FreeQueue,
+}
+
+impl RingMem {
+    /// The rings of `board`'s engine (`soc`) from `p`: descriptors in DMA memory, or in the
+    /// SRAM inside the board's register window. Each step gives back what the earlier ones took
+    /// when it fails. Out of line, so its temporaries never share a frame with the driver's.
+    #[inline(never)]
+    fn alloc<P: Platform>(soc: &'static SocInfo, board: &Board<'_>, p: &P) -> Result<Self, EthError> {
+        let (tx_layout, pd) = (soc.caps.tx_descriptor, &soc.fe.pdma);
+        let q = &soc.fe.qdma;
+        let tx_regs = TxRegs { ctx: q.ctx_ptr, dtx: q.dtx_ptr, crx: q.crx_ptr, drx: q.drx_ptr };
+        let (Some(base), Some(count), Some(cpu)) = (pd.rx_ptr.at(0), pd.rx_cnt_cfg.at(0), pd.pcrx_ptr.at(0)) else {
+            return Err(EthError::Unsupported("the SoC's register map has no PDMA RX ring 0"));
+        };
+        let rx_regs = RxRegs { base, count, cpu };
+        let (fq_at, tx_at, rx_at) =
+            crate::ring::sram::places(soc, board.reg.base, board.reg.size).map_err(EthError::Sram)?;
+        let tx = TxRing::alloc(p, tx_layout, tx_at)?;
+        let rx = RxRing::<RX_RING>::alloc(p, RX_RING, BUF_SIZE, rx_at).inspect_err(|_| tx.free(p))?;
+        let lro = match soc.caps.hw_lro {
+            Some(caps) => crate::ring::lro::LroRings::alloc(p, caps, pd, rx_regs).inspect_err(|_| {
+                tx.free(p);
+                rx.free(p);
+            })?,
+            None => crate::ring::lro::LroMem::none(rx_regs),
+        };
+        let fq = crate::ring::fq::FreeQueue::new(p, tx_layout.size(), BUF_SIZE, fq_at).inspect_err(|_| {
+            tx.free(p);
+            rx.free(p);
+            lro.free(p);
+        })?;
+        Ok(RingMem { tx, tx_regs, rx, rx_regs, lro, fq })
+    }
 }
 
 impl<P: Platform> Eth<P> {
@@ -165,34 +210,7 @@ impl<P: Platform> Eth<P> {
                 *slot = Some(MacPort { id: m.id, enabled: m.enabled, fixed, queue: m.queue, link: None });
             }
         }
-        let q = &soc.fe.qdma;
-        let tx_regs = TxRegs { ctx: q.ctx_ptr, dtx: q.dtx_ptr, crx: q.crx_ptr, drx: q.drx_ptr };
-        let pd = &soc.fe.pdma;
-        let (Some(base), Some(count), Some(cpu)) = (pd.rx_ptr.at(0), pd.rx_cnt_cfg.at(0), pd.pcrx_ptr.at(0)) else {
-            return Err(EthError::Unsupported("the SoC's register map has no PDMA RX ring 0"));
-        };
-        // Descriptors in DMA memory, or in the SRAM inside the board's register window.
-        let (fq_at, tx_at, rx_at) =
-            crate::ring::sram::places(soc, board.reg.base, board.reg.size).map_err(EthError::Sram)?;
-        // Each step gives back what the earlier ones took when it fails. Only addresses come
-        // back from the allocations; the rings' tables are built in the literal below, in the
-        // place the caller keeps the driver, so that this frame stays small (a kernel stack).
-        let tx = TxRing::alloc(&p, tx_layout, tx_at)?;
-        let rx = RxRing::<RX_RING>::alloc(&p, RX_RING, BUF_SIZE, rx_at).inspect_err(|_| tx.free(&p))?;
-        let lro = match soc.caps.hw_lro {
-            Some(caps) => Some(crate::ring::lro::LroRings::alloc(&p, caps, pd).inspect_err(|_| {
-                tx.free(&p);
-                rx.free(&p);
-            })?),
-            None => None,
-        };
-        let fq = crate::ring::fq::FreeQueue::new(&p, tx_layout.size(), BUF_SIZE, fq_at).inspect_err(|_| {
-            tx.free(&p);
-            rx.free(&p);
-            if let Some(l) = &lro {
-                l.free(&p);
-            }
-        })?;
+        let m = RingMem::alloc(soc, board, &p)?;
         Ok(Eth {
             p,
             soc,
@@ -203,15 +221,16 @@ impl<P: Platform> Eth<P> {
             macs,
             open: false,
             shared: Shared::new(Features::default()),
-            tx: TxRing::with(tx, tx_layout, tx_regs),
-            rx: RxRing::with(rx, rx_layout, RxRegs { base, count, cpu }),
-            fq,
-            scratch: [0; crate::ring::lro::MAX_LRO_BUF],
-            lro: lro.map(|l| crate::ring::lro::LroRings::with(l, rx_layout)),
+            tx: TxRing::with(m.tx, tx_layout, m.tx_regs),
+            rx: RxRing::with(m.rx, rx_layout, m.rx_regs),
+            fq: m.fq,
+            lro: crate::ring::lro::LroRings::with(m.lro, rx_layout),
             mib: crate::stats::MibTotals::default(),
             wd: crate::stats::WatchdogState::default(),
             queues: crate::shaping::ports::board_queues(board),
             ports: crate::shaping::ports::user_ports(soc, board),
+            // Last: a constant written straight into the caller's place.
+            scratch: [0; crate::ring::lro::MAX_LRO_BUF],
         })
     }
 
@@ -268,7 +287,7 @@ impl<P: Platform> Eth<P> {
     #[must_use]
     pub fn engine_buffers(&self) -> BufferCounts {
         BufferCounts {
-            rx: self.rx.engine_held() + self.lro.as_ref().map_or(0, crate::ring::lro::LroRings::engine_held),
+            rx: self.rx.engine_held() + self.lro.engine_held(),
             tx: self.tx.engine_held(),
             fq: if self.fq.in_engine { FQ_SIZE } else { 0 },
         }
@@ -550,9 +569,7 @@ impl<P: Platform> Drop for Eth<P> {
         self.tx.free(&self.p);
         self.rx_pool_release();
         self.rx.free(&self.p);
-        if let Some(l) = &self.lro {
-            l.free(&self.p);
-        }
+        self.lro.free(&self.p);
         self.fq.free(&self.p);
     }
 }

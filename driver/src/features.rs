@@ -33,7 +33,7 @@ impl<P: Platform> Eth<P> {
     /// next `open`), the TX offloads requested by later frames, and hardware LRO on or off in
     /// the engine. TSO needs TX checksum.
     pub fn set_features(&mut self, f: Features) -> Result<(), EthError> {
-        check(f, self.lro.is_some(), self.shared.forwarding())?;
+        check(f, self.lro.present(), self.shared.forwarding())?;
         let was_hw = self.shared.features().lro == LroMode::Hw;
         if self.open && was_hw && f.lro != LroMode::Hw {
             self.hw_lro_disable()?;

@@ -54,7 +54,7 @@ pub struct EthRx<'a, P: Platform> {
     pub(crate) rx_layout: DescriptorLayout,
     pub(crate) sh: &'a Shared,
     pub(crate) rx: &'a mut RxRing<RX_RING>,
-    pub(crate) lro: &'a mut Option<LroRings>,
+    pub(crate) lro: &'a mut LroRings,
     /// RX copy-out buffer, big enough for a hardware LRO aggregate.
     pub(crate) scratch: &'a mut [u8; MAX_LRO_BUF],
     /// The enabled MAC behind each PSE source port ([`crate::eth::port_mac`]).
@@ -136,7 +136,7 @@ impl<P: Platform> Eth<P> {
             ..
         } = self;
         let (p, soc, sh, open) = (&*p, *soc, &*shared, *open);
-        let hw_lro = lro.is_some();
+        let hw_lro = lro.present();
         Split {
             tx: EthTx { p, soc, tx_layout: *tx_layout, sh, tx, open, enabled: *enabled, queues },
             rx: EthRx {

@@ -49,11 +49,13 @@ impl<P: Platform> Eth<P> {
     /// Points PDMA rings 1..=n at the LRO rings and gives every descriptor to the DMA (at open).
     pub(crate) fn lro_rings_init(&mut self) -> Result<(), EthError> {
         let Eth { lro, p, soc, .. } = self;
-        let Some(l) = lro.as_mut() else { return Ok(()) };
-        for r in l.rings.iter_mut().flatten() {
+        if !lro.present() {
+            return Ok(());
+        }
+        for r in lro.rings_mut() {
             r.reset(p)?;
         }
-        let n = l.count();
+        let n = lro.count();
         soc.fe.pdma.rst_idx.on(p.fe()).write(|v| {
             v.set_pst_drx_idx1(n >= 1);
             v.set_pst_drx_idx2(n >= 2);
@@ -64,10 +66,10 @@ impl<P: Platform> Eth<P> {
 
     /// Programs the limits and timers of every LRO ring and turns hardware LRO on.
     pub(crate) fn hw_lro_enable(&mut self) {
-        let (Some(l), Some(lro), Some(rings)) = (self.lro.as_ref(), self.soc.fe.lro, self.soc.fe.lro_ring) else {
+        let (Some(c), Some(lro), Some(rings)) = (self.lro.caps(), self.soc.fe.lro, self.soc.fe.lro_ring) else {
             return;
         };
-        let c = l.caps;
+        let l = &self.lro;
         let fe = self.p.fe();
         let unit = c.timer_unit_us.max(1);
         let age = c.age_time_us / unit;
@@ -98,7 +100,8 @@ impl<P: Platform> Eth<P> {
     /// Asks the engine to flush every LRO ring's aggregate and give up its flow, waits for it,
     /// then turns hardware LRO off. The flushed aggregates wait in the rings for `poll`.
     pub(crate) fn hw_lro_disable(&mut self) -> Result<(), EthError> {
-        let (Some(l), Some(lro)) = (self.lro.as_ref(), self.soc.fe.lro) else { return Ok(()) };
+        let (true, Some(lro)) = (self.lro.present(), self.soc.fe.lro) else { return Ok(()) };
+        let l = &self.lro;
         let fe = self.p.fe();
         if !lro.ctrl_dw0.on(&fe).read().lro_en() {
             return Ok(());
@@ -126,9 +129,8 @@ impl<P: Platform> Eth<P> {
     /// buffer back.
     pub(crate) fn lro_teardown(&mut self) -> Result<u64, DmaError> {
         let Eth { lro, p, shared, .. } = self;
-        let Some(l) = lro.as_mut() else { return Ok(0) };
         let mut dropped = 0;
-        for r in l.rings.iter_mut().flatten() {
+        for r in lro.rings_mut() {
             dropped += r.teardown(p)?;
         }
         shared.stats.drops.rx_teardown.add(dropped);
@@ -163,7 +165,7 @@ impl<P: Platform> EthRx<'_, P> {
     /// Polls the LRO rings for up to `budget` aggregates, as `poll` does ring 0; each goes to
     /// `sink` with its segment count and size. Returns how many descriptors it consumed.
     pub(crate) fn poll_lro(&mut self, budget: usize, sink: &mut dyn FnMut(RxFrame<'_>)) -> usize {
-        if budget == 0 || !self.open || self.lro.is_none() {
+        if budget == 0 || !self.open || !self.lro.present() {
             return 0;
         }
         match self.rx_layout {
@@ -177,9 +179,8 @@ impl<P: Platform> EthRx<'_, P> {
         let trust = self.sh.rx_checksum();
         let EthRx { lro, p, sh, scratch, rx_port, .. } = self;
         let stats = &sh.stats;
-        let Some(l) = lro.as_mut() else { return 0 };
         let mut done = 0;
-        for ring in l.rings.iter_mut().flatten() {
+        for ring in lro.rings_mut() {
             let mut cur = ring.begin();
             while done + cur.done < budget {
                 let mut w = [0u32; RX_WORDS];

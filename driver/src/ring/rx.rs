@@ -102,6 +102,10 @@ pub struct RxMem {
 }
 
 impl RxMem {
+    /// A ring slot with no memory (the LRO rings a SoC does not have): never reset, polled or
+    /// freed.
+    pub const UNUSED: RxMem = RxMem { mem: DescMem::Dma { phys: 0 }, bufs: 0, size: 1, buf_size: 0 };
+
     /// Gives the memory back (a later allocation failed before the ring was built).
     pub fn free<P: Platform>(&self, p: &P) {
         self.mem.free(p, RX_WORDS * 4 * self.size);
