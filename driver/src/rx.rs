@@ -229,7 +229,7 @@ impl<P: Platform> EthRx<'_, P> {
         if !d.last || len.wrapping_sub(1) >= BUF_SIZE {
             self.sh.stats.drops.rx_bad_descriptor.add(1);
         } else if let Some(mac) = self.rx_mac(d.src_port) {
-            let checksum = if self.trust_csum && d.l4_valid { RxChecksum::Verified } else { RxChecksum::Unverified };
+            let checksum = RxChecksum::from_verified(self.trust_csum && d.l4_valid);
             return Some(Some(Filled { buf: self.rx.buf_addr(cur.i), len, mac, checksum }));
         } else {
             self.sh.stats.drops.rx_bad_port.add(1);

@@ -124,7 +124,7 @@ impl<P: RxPool> EthRx<'_, P> {
     #[inline(always)]
     fn ring0_buffers<C: RxCodec>(&mut self, budget: usize, sink: &mut dyn FnMut(Received<'_, P::Buf>)) -> usize {
         let Some(mut cur) = self.ring0_begin(budget) else { return 0 };
-        let mut tally = Tally { mac: u8::MAX, frames: 0, bytes: 0, verified: 0 };
+        let mut tally = Tally::new();
         // Ring 0's geometry with its size as a constant, so that the ring arithmetic folds.
         match self.rx.geometry_of::<RX_RING, BUF_SIZE>() {
             Some(g) => while cur.done < budget && self.ring0_buffer_step::<C, _>(g, &mut cur, &mut tally, sink) {},
@@ -163,13 +163,7 @@ impl<P: RxPool> EthRx<'_, P> {
         if !self.rx.refill_with::<C, P, A>(g, self.p, cur, fresh) {
             self.sh.stats.drops.rx_dma_error.add(1);
         }
-        if f.mac != tally.mac {
-            tally.flush(&self.sh.stats);
-            tally.mac = f.mac;
-        }
-        tally.frames += 1;
-        tally.bytes += f.len as u64;
-        tally.verified += u64::from(f.checksum == RxChecksum::Verified);
+        tally.add(f.mac, f.len, f.checksum);
         sink(Received::Buffer(RxBuffer { mac: f.mac, len: f.len, checksum: f.checksum, buf }));
         true
     }
@@ -185,28 +179,48 @@ impl<P: RxPool> EthRx<'_, P> {
     }
 }
 
-/// Frames a poll handed up on one MAC since the last MAC change, counted into the statistics
-/// when the MAC changes and at the end of the poll (one update per run, not per frame).
+/// Slots of a [`Tally`]: one per MAC id a descriptor's port can map to (ids are masked into
+/// it, so counting needs no bounds check).
+const TALLY_SLOTS: usize = 8;
+
+/// Frames a poll handed up, per MAC, counted into the statistics once at the end of the poll
+/// (one update per MAC and poll, and no branch per frame).
 struct Tally {
-    /// The MAC (`u8::MAX` before the first frame).
-    mac: u8,
-    /// Frames.
-    frames: u64,
+    /// Frames per MAC.
+    frames: [u64; TALLY_SLOTS],
     /// Their bytes.
-    bytes: u64,
+    bytes: [u64; TALLY_SLOTS],
     /// Those of them checksum-verified.
-    verified: u64,
+    verified: [u64; TALLY_SLOTS],
 }
 
 impl Tally {
-    /// Counts the frames in `stats` and starts over.
+    /// Nothing counted yet.
+    #[inline(always)]
+    fn new() -> Self {
+        Tally { frames: [0; TALLY_SLOTS], bytes: [0; TALLY_SLOTS], verified: [0; TALLY_SLOTS] }
+    }
+
+    /// One frame of `len` bytes on MAC `mac` with verdict `checksum`.
+    #[inline(always)]
+    fn add(&mut self, mac: u8, len: usize, checksum: RxChecksum) {
+        let m = usize::from(mac) % TALLY_SLOTS;
+        self.frames[m] += 1;
+        self.bytes[m] += len as u64;
+        self.verified[m] += checksum.verified_count();
+    }
+
+    /// Counts the frames in `stats`.
     #[inline(never)]
-    fn flush(&mut self, stats: &crate::stats::StatCells) {
-        if self.frames > 0 {
-            stats.count_rx_many(self.mac, self.verified, self.bytes, RxChecksum::Verified);
-            stats.count_rx_many(self.mac, self.frames - self.verified, 0, RxChecksum::Unverified);
+    fn flush(&self, stats: &crate::stats::StatCells) {
+        for (mac, ((&frames, &bytes), &verified)) in self.frames.iter().zip(&self.bytes).zip(&self.verified).enumerate()
+        {
+            if frames > 0 {
+                let mac = mac as u8;
+                stats.count_rx_many(mac, verified, bytes, RxChecksum::Verified);
+                stats.count_rx_many(mac, frames - verified, 0, RxChecksum::Unverified);
+            }
         }
-        (self.frames, self.bytes, self.verified) = (0, 0, 0);
     }
 }
 
