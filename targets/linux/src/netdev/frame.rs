@@ -1,15 +1,24 @@
 //! Ethernet frame facts the bridge needs, as pure functions: where the IP and L4 headers are,
-//! Internet checksums and pseudo-header sums, software checksum completion and software TCP
-//! segmentation (the fallbacks for what the engine cannot take).
+//! pseudo-header sums, software checksum completion and software TCP segmentation (the
+//! fallbacks for what the engine cannot take). Header parsing and checksum arithmetic are the
+//! driver core's ([`fe_driver::headers`]); this module only shapes them for the bridge.
+
+use fe_driver::headers::csum;
+use fe_driver::headers::ethernet::Ethernet;
+use fe_driver::headers::ip::{Ip, PROTO_TCP, addr_range};
+use fe_driver::headers::l4::{flags, tcp, tcp_header_len, udp};
+use fe_driver::headers::{be16, be32};
+
+pub use fe_driver::headers::csum::fold;
 
 /// IP protocol number of TCP.
-pub const TCP: u8 = 6;
+pub const TCP: u8 = PROTO_TCP;
 /// IP protocol number of UDP.
 pub const UDP: u8 = 17;
 /// Offset of the checksum field in a TCP header.
-pub const TCP_CSUM_OFFSET: usize = 16;
+pub const TCP_CSUM_OFFSET: usize = tcp::CSUM;
 /// Offset of the checksum field in a UDP header.
-pub const UDP_CSUM_OFFSET: usize = 6;
+pub const UDP_CSUM_OFFSET: usize = udp::CSUM;
 
 /// Where the headers of an IPv4/IPv6 frame are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,7 +27,7 @@ pub struct Headers {
     pub l3: usize,
     /// IPv6 (else IPv4).
     pub v6: bool,
-    /// L4 protocol (IPv6: the first next-header).
+    /// L4 protocol (IPv6: the next header after the extension headers).
     pub proto: u8,
     /// Offset of the L4 header.
     pub l4: usize,
@@ -26,7 +35,7 @@ pub struct Headers {
     pub l4_len: usize,
     /// TCP header length (TCP only).
     pub tcp_hlen: Option<usize>,
-    /// An IPv4 fragment (no L4 header of its own, or only part of the datagram).
+    /// An IP fragment (no L4 header of its own, or only part of the datagram).
     pub fragment: bool,
 }
 
@@ -36,7 +45,7 @@ impl Headers {
     pub fn csum_field(&self) -> Option<usize> {
         match self.proto {
             TCP if self.tcp_hlen.is_some() => Some(self.l4 + TCP_CSUM_OFFSET),
-            UDP if self.l4_len >= 8 => Some(self.l4 + UDP_CSUM_OFFSET),
+            UDP if self.l4_len >= udp::HLEN => Some(self.l4 + UDP_CSUM_OFFSET),
             _ => None,
         }
     }
@@ -54,86 +63,22 @@ impl Headers {
     }
 }
 
-fn be16(b: &[u8], o: usize) -> Option<u16> {
-    b.get(o..o + 2).map(|s| u16::from_be_bytes([s[0], s[1]]))
-}
-
 /// Parses the Ethernet, VLAN (up to two tags), IPv4/IPv6 and TCP headers of `frame`; `None`
 /// when it is not IP or a header is truncated. The IP length must fit the frame (trailing
 /// padding is allowed).
 #[must_use]
 pub fn parse(frame: &[u8]) -> Option<Headers> {
-    let mut o = 12;
-    for _ in 0..2 {
-        if matches!(be16(frame, o)?, 0x8100 | 0x88a8) {
-            o += 4;
-        }
-    }
-    let l3 = o + 2;
-    let (v6, proto, l4, l4_len, fragment) = match be16(frame, o)? {
-        0x0800 => {
-            let b0 = *frame.get(l3)?;
-            let ihl = usize::from(b0 & 0x0f) * 4;
-            let total = usize::from(be16(frame, l3 + 2)?);
-            if b0 >> 4 != 4 || ihl < 20 || total < ihl || l3 + total > frame.len() {
-                return None;
-            }
-            let frag = be16(frame, l3 + 6)? & 0x3fff != 0;
-            (false, *frame.get(l3 + 9)?, l3 + ihl, total - ihl, frag)
-        }
-        0x86dd => {
-            if *frame.get(l3)? >> 4 != 6 {
-                return None;
-            }
-            let plen = usize::from(be16(frame, l3 + 4)?);
-            if l3 + 40 + plen > frame.len() {
-                return None;
-            }
-            (true, *frame.get(l3 + 6)?, l3 + 40, plen, false)
-        }
-        _ => return None,
-    };
-    let tcp_hlen = if proto == TCP && !fragment {
-        let h = usize::from(*frame.get(l4 + 12)? >> 4) * 4;
-        (h >= 20 && h <= l4_len).then_some(h)
-    } else {
-        None
-    };
-    Some(Headers { l3, v6, proto, l4, l4_len, tcp_hlen, fragment })
-}
-
-/// One's-complement sum of `data` (big-endian 16-bit words, an odd tail padded with zero) added
-/// to `initial`, not folded.
-#[must_use]
-pub fn sum(data: &[u8], initial: u64) -> u64 {
-    let mut acc = initial;
-    let mut words = data.chunks_exact(4);
-    for w in &mut words {
-        acc += u64::from(u32::from_be_bytes([w[0], w[1], w[2], w[3]]));
-    }
-    match *words.remainder() {
-        [a, b, c] => acc += u64::from(u16::from_be_bytes([a, b])) + u64::from(u16::from_be_bytes([c, 0])),
-        [a, b] => acc += u64::from(u16::from_be_bytes([a, b])),
-        [a] => acc += u64::from(u16::from_be_bytes([a, 0])),
-        _ => {}
-    }
-    acc
-}
-
-/// Folds a sum to 16 bits (not complemented).
-#[must_use]
-pub fn fold(mut s: u64) -> u16 {
-    while s > 0xffff {
-        s = (s & 0xffff) + (s >> 16);
-    }
-    s as u16
+    let eth = Ethernet::parse(frame)?;
+    let ip = Ip::parse(frame, eth.ethertype, eth.l3).ok().filter(|ip| ip.whole)?;
+    let (l4, l4_len) = (ip.l4, ip.l4_len());
+    let tcp_hlen = if ip.proto == TCP && !ip.fragment { Some(tcp_header_len(frame, l4, ip.end)?) } else { None };
+    Some(Headers { l3: ip.l3, v6: ip.v6, proto: ip.proto, l4, l4_len, tcp_hlen, fragment: ip.fragment })
 }
 
 /// The pseudo-header sum of the L4 segment of `frame` (addresses, protocol, L4 length).
 #[must_use]
 pub fn pseudo_sum(frame: &[u8], h: &Headers) -> u64 {
-    let addrs = if h.v6 { frame.get(h.l3 + 8..h.l3 + 40) } else { frame.get(h.l3 + 12..h.l3 + 20) };
-    sum(addrs.unwrap_or_default(), u64::from(h.proto) + h.l4_len as u64)
+    csum::pseudo(frame.get(addr_range(h.l3, h.v6)).unwrap_or_default(), h.proto, h.l4_len)
 }
 
 /// Whether the L4 checksum of a TCP/UDP frame verifies (`None`: not TCP/UDP, or a fragment).
@@ -144,7 +89,7 @@ pub fn l4_checksum_ok(frame: &[u8], h: &Headers) -> Option<bool> {
         return None;
     }
     let seg = frame.get(h.l4..h.l4 + h.l4_len)?;
-    Some(fold(sum(seg, pseudo_sum(frame, h))) == 0xffff)
+    Some(csum::verifies(csum::sum(seg) + pseudo_sum(frame, h)))
 }
 
 /// Completes a partial checksum as Linux's `skb_checksum_help` does: sums `frame[start..]`
@@ -155,7 +100,7 @@ pub fn complete_checksum(frame: &mut [u8], start: usize, offset: usize) -> bool 
     if at + 2 > frame.len() || start > frame.len() {
         return false;
     }
-    let c = !fold(sum(&frame[start..], 0));
+    let c = csum::finish(csum::sum(&frame[start..]));
     let c = if c == 0 && offset == UDP_CSUM_OFFSET { 0xffff } else { c };
     frame[at..at + 2].copy_from_slice(&c.to_be_bytes());
     true
@@ -166,19 +111,14 @@ pub fn fill_tcp_checksums(frame: &mut [u8], h: &Headers) {
     if !h.v6 {
         let ihl = h.l4 - h.l3;
         frame[h.l3 + 10..h.l3 + 12].copy_from_slice(&[0, 0]);
-        let c = !fold(sum(&frame[h.l3..h.l3 + ihl], 0));
+        let c = csum::finish(csum::sum(&frame[h.l3..h.l3 + ihl]));
         frame[h.l3 + 10..h.l3 + 12].copy_from_slice(&c.to_be_bytes());
     }
     let f = h.l4 + TCP_CSUM_OFFSET;
     frame[f..f + 2].copy_from_slice(&[0, 0]);
-    let c = !fold(sum(&frame[h.l4..h.l4 + h.l4_len], pseudo_sum(frame, h)));
+    let c = csum::finish(csum::sum(&frame[h.l4..h.l4 + h.l4_len]) + pseudo_sum(frame, h));
     frame[f..f + 2].copy_from_slice(&c.to_be_bytes());
 }
-
-/// TCP flags FIN, PSH and CWR.
-const FIN: u8 = 0x01;
-const PSH: u8 = 0x08;
-const CWR: u8 = 0x80;
 
 /// Cuts a TCP frame into segments of at most `mss` payload bytes with complete checksums, as
 /// Linux's software GSO does (FIN/PSH on the last segment only, CWR on the first only, IPv4 ids
@@ -193,9 +133,9 @@ pub fn segment_tcp(frame: &[u8], mss: usize, buf: &mut Vec<u8>, out: &mut dyn Fn
     let payload = frame.get(hdrs..h.l4 + h.l4_len)?;
     let count = payload.len().div_ceil(mss).max(1);
     let tcp_hlen = hdrs - h.l4;
-    let seq0 = u32::from_be_bytes(frame.get(h.l4 + 4..h.l4 + 8)?.try_into().ok()?);
+    let seq0 = be32(frame, h.l4 + tcp::SEQ)?;
     let id0 = be16(frame, h.l3 + 4)?;
-    let flags0 = *frame.get(h.l4 + 13)?;
+    let flags0 = *frame.get(h.l4 + tcp::FLAGS)?;
     for i in 0..count {
         let chunk = payload.get(i * mss..payload.len().min((i + 1) * mss)).unwrap_or_default();
         buf.clear();
@@ -211,15 +151,15 @@ pub fn segment_tcp(frame: &[u8], mss: usize, buf: &mut Vec<u8>, out: &mut dyn Fn
             buf[h.l3 + 4..h.l3 + 6].copy_from_slice(&id0.wrapping_add(i as u16).to_be_bytes());
         }
         let seq = seq0.wrapping_add((i * mss) as u32);
-        buf[h.l4 + 4..h.l4 + 8].copy_from_slice(&seq.to_be_bytes());
-        let mut flags = flags0;
+        buf[h.l4 + tcp::SEQ..h.l4 + tcp::SEQ + 4].copy_from_slice(&seq.to_be_bytes());
+        let mut bits = flags0;
         if i + 1 != count {
-            flags &= !(FIN | PSH);
+            bits &= !(flags::FIN | flags::PSH);
         }
         if i != 0 {
-            flags &= !CWR;
+            bits &= !flags::CWR;
         }
-        buf[h.l4 + 13] = flags;
+        buf[h.l4 + tcp::FLAGS] = bits;
         let seg = Headers { l4_len, ..h };
         fill_tcp_checksums(buf, &seg);
         out(buf);
