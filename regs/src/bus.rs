@@ -49,8 +49,25 @@ pub trait Value: Copy {
     fn to_bits(self) -> u32;
 }
 
-/// Access kinds of registers, as marker types.
-pub trait Access: Copy {}
+/// The access kinds are this crate's alone: no other crate can declare a read-only register's
+/// marker `Writable` (or make a marker of its own) and so get a writable handle to it.
+mod sealed {
+    /// Implemented by the access markers of this module only.
+    pub trait Sealed {}
+}
+
+/// Proof of being inside this crate: [`Relocate::relocate`] takes one, so only the generated
+/// maps move a register (outside, a move could point a writable handle at a read-only
+/// register). Nothing outside this crate can make one.
+#[derive(Clone, Copy, Debug)]
+pub struct Inside(());
+
+/// The proof [`Relocate::relocate`] takes (for the generated maps).
+pub(crate) const INSIDE: Inside = Inside(());
+
+/// Access kinds of registers, as marker types (sealed: only [`Ro`], [`Wo`], [`Rw`], [`W1c`]
+/// and [`Rc`]).
+pub trait Access: Copy + sealed::Sealed {}
 /// Registers whose value can be read.
 pub trait Readable: Access {}
 /// Registers that accept writes.
@@ -61,6 +78,7 @@ macro_rules! access {
         $(#[$m])*
         #[derive(Copy, Clone, Debug)]
         pub struct $name;
+        impl sealed::Sealed for $name {}
         impl Access for $name {}
         $(impl $tr for $name {})*
     )*};
@@ -95,9 +113,11 @@ impl<T: Copy, A> Clone for RegSpec<T, A> {
 impl<T: Copy, A> Copy for RegSpec<T, A> {}
 
 impl<T: Copy, A> RegSpec<T, A> {
-    /// A register at `offset` whose value after reset is `reset`.
+    /// A register at `offset` whose value after reset is `reset`: made by the generated maps
+    /// only, so that safe code outside this crate cannot give an offset an access kind the
+    /// YAML does not (a writable handle to a read-only register).
     #[must_use]
-    pub const fn new(offset: u32, reset: T) -> Self {
+    pub(crate) const fn new(offset: u32, reset: T) -> Self {
         RegSpec { offset, reset, _access: PhantomData }
     }
     /// Byte offset in its space.
@@ -133,9 +153,10 @@ impl<T: Copy, A> Clone for RegArray<T, A> {
 impl<T: Copy, A> Copy for RegArray<T, A> {}
 
 impl<T: Copy, A> RegArray<T, A> {
-    /// `len` registers starting at `first`, `stride` bytes apart.
+    /// `len` registers starting at `first`, `stride` bytes apart (made by the generated maps
+    /// only, as [`RegSpec`]s are).
     #[must_use]
-    pub const fn new(first: RegSpec<T, A>, stride: u32, len: u16) -> Self {
+    pub(crate) const fn new(first: RegSpec<T, A>, stride: u32, len: u16) -> Self {
         RegArray { first, stride, len }
     }
     /// Number of elements.
@@ -165,30 +186,31 @@ impl<T: Copy, A> RegArray<T, A> {
     }
 }
 
-/// Moves a map by a byte distance (used to reach element `i` of an arrayed block).
+/// Moves a map by a byte distance (used to reach element `i` of an arrayed block); callable
+/// inside this crate only (it takes a proof of that).
 pub trait Relocate: Copy {
     /// The same map, `delta` bytes further.
-    fn relocate(self, delta: u32) -> Self;
+    fn relocate(self, delta: u32, inside: Inside) -> Self;
 }
 
 impl<T: Copy, A> Relocate for RegSpec<T, A> {
     #[inline(always)]
-    fn relocate(self, delta: u32) -> Self {
+    fn relocate(self, delta: u32, _: Inside) -> Self {
         RegSpec::new(self.offset + delta, self.reset)
     }
 }
 
 impl<T: Copy, A> Relocate for RegArray<T, A> {
     #[inline(always)]
-    fn relocate(self, delta: u32) -> Self {
-        RegArray { first: self.first.relocate(delta), ..self }
+    fn relocate(self, delta: u32, inside: Inside) -> Self {
+        RegArray { first: self.first.relocate(delta, inside), ..self }
     }
 }
 
 impl<M: Relocate> Relocate for Option<M> {
     #[inline(always)]
-    fn relocate(self, delta: u32) -> Self {
-        self.map(|m| m.relocate(delta))
+    fn relocate(self, delta: u32, inside: Inside) -> Self {
+        self.map(|m| m.relocate(delta, inside))
     }
 }
 
@@ -201,9 +223,10 @@ pub struct BlockArray<M> {
 }
 
 impl<M: Relocate> BlockArray<M> {
-    /// `len` blocks, the first at `first`, `stride` bytes apart.
+    /// `len` blocks, the first at `first`, `stride` bytes apart (made by the generated maps
+    /// only, as [`RegSpec`]s are).
     #[must_use]
-    pub const fn new(first: M, stride: u32, len: u16) -> Self {
+    pub(crate) const fn new(first: M, stride: u32, len: u16) -> Self {
         BlockArray { first, stride, len }
     }
     /// Number of blocks.
@@ -225,7 +248,7 @@ impl<M: Relocate> BlockArray<M> {
     #[inline(always)]
     #[must_use]
     pub fn at(&self, i: usize) -> Option<M> {
-        (i < self.len as usize).then(|| self.first.relocate(self.stride * i as u32))
+        (i < self.len as usize).then(|| self.first.relocate(self.stride * i as u32, INSIDE))
     }
 }
 

@@ -59,7 +59,7 @@ pub fn emit(spaces: &[USpace], names: &TypeNames) -> TokenStream {
                     if r.everywhere { "" } else { "\n\n`None` on SoCs that do not have it." }
                 ));
                 fields.extend(quote! { #d pub #name: #ty, });
-                reloc.extend(quote! { #name: crate::bus::Relocate::relocate(self.#name, delta), });
+                reloc.extend(quote! { #name: crate::bus::Relocate::relocate(self.#name, delta, inside), });
             }
             let bdoc = doc(&format!(
                 "Registers of block `{}`{}",
@@ -71,7 +71,7 @@ pub fn emit(spaces: &[USpace], names: &TypeNames) -> TokenStream {
                 #[derive(Copy, Clone, Debug)]
                 pub struct #bty { #fields }
                 impl crate::bus::Relocate for #bty {
-                    fn relocate(self, delta: u32) -> Self { Self { #reloc } }
+                    fn relocate(self, delta: u32, inside: crate::bus::Inside) -> Self { Self { #reloc } }
                 }
             });
             let mut fty = if b.arrayed { quote!(crate::bus::BlockArray<#bty>) } else { quote!(#bty) };

@@ -77,7 +77,8 @@ pub fn emit(spaces: &[USpace], names: &TypeNames) -> TokenStream {
     quote! {
         #out
         #[doc = " One field of a value type with closures that call its generated accessors (for"]
-        #[doc = " property tests and introspection)."]
+        #[doc = " property tests and introspection; with the `field-table` feature)."]
+        #[cfg(feature = "field-table")]
         #[derive(Copy, Clone, Debug)]
         pub struct FieldAccessor {
             #[doc = " Value type name."]
@@ -98,6 +99,7 @@ pub fn emit(spaces: &[USpace], names: &TypeNames) -> TokenStream {
             pub clear: Option<fn(u32) -> u32>,
         }
         #[doc = " Every field of every value type, with its accessors."]
+        #[cfg(feature = "field-table")]
         pub static FIELD_ACCESSORS: &[FieldAccessor] = &[#table];
     }
 }

@@ -10,11 +10,13 @@ use fe_regs::values::{PdmaGloCfg, QdmaQtxSch};
 
 /// MT7621 frame-engine base address (the `ethernet@1e100000` node's `reg`).
 const BASE: usize = 0x1e10_0000;
+/// Bytes of that window (the node's `reg` size).
+const LEN: usize = 0x1_0000;
 
 /// The frame engine as a bus at its fixed address.
 // SAFETY: the probe is only compiled to assembly, never run; on a real MT7621 this window is the
 // frame engine's register space.
-const FE: Mmio = unsafe { Mmio::new(BASE as *mut u8) };
+const FE: Mmio = unsafe { Mmio::new(BASE as *mut u8, LEN) };
 
 fn raw(offset: usize) -> *mut u32 {
     (BASE + offset) as *mut u32
