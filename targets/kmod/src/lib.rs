@@ -11,6 +11,7 @@
 
 extern crate alloc;
 
+pub mod chip;
 pub mod dev;
 
 use core::alloc::{GlobalAlloc, Layout};
