@@ -49,6 +49,9 @@
 static char *board = "mt7621-router";
 module_param(board, charp, 0444);
 MODULE_PARM_DESC(board, "bundled board device tree to bring up (a dts/ file stem)");
+static bool zerocopy = true;
+module_param(zerocopy, bool, 0644);
+MODULE_PARM_DESC(zerocopy, "receive into pool pages that go up as skbs (read at every NAPI poll; 0 copies)");
 static uint tick_us = 500;
 module_param(tick_us, uint, 0444);
 MODULE_PARM_DESC(tick_us, "simulator tick: how often the hrtimer advances simulated time and schedules NAPI (us)");
@@ -223,6 +226,32 @@ void *fe_kmod_dma_alloc(size_t size, u64 *dma)
 	return cpu;
 }
 
+/* Pool pages (targets/kmod/src/rxpool.rs): headroom, frame, skb_shared_info in one page. */
+#define FE_RX_HEADROOM 64
+#define FE_RX_TAILROOM 384
+
+bool fe_kmod_dma_pages_ok(const void *cpu, size_t size)
+{
+	size_t off;
+
+	BUILD_BUG_ON(SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) > FE_RX_TAILROOM);
+	BUILD_BUG_ON(NET_SKB_PAD > FE_RX_HEADROOM);
+	if (!virt_addr_valid(cpu) || !PAGE_ALIGNED(cpu))
+		return false;
+	for (off = 0; off < size; off += PAGE_SIZE) {
+		struct page *page = virt_to_page(cpu + off);
+
+		if (page_count(page) != 1 || PageCompound(page))
+			return false;
+	}
+	return true;
+}
+
+bool fe_kmod_page_idle(const void *cpu)
+{
+	return page_count(virt_to_page(cpu)) == 1;
+}
+
 void fe_kmod_dma_free(void *cpu, size_t size, u64 dma)
 {
 	fe_might_sleep("dma_free_coherent");
@@ -298,6 +327,38 @@ void fe_kmod_rx(void *ctx, u8 mac, const u8 *data, size_t len, bool verified, u1
 	}
 }
 
+/*
+ * A frame the engine wrote into a pool page (zero-copy): an skb over the whole page, the
+ * frame at `headroom`, skb_shared_info at its end; the stack gets a page reference of its own,
+ * which it drops when it frees the skb (or a frag GRO or TCP made of its head), and the pool
+ * reuses the page once only its own reference is left.
+ */
+void fe_kmod_rx_page(void *ctx, u8 mac, void *page, u32 headroom, size_t len, bool verified)
+{
+	struct fe_rx_ctx *c = ctx;
+	struct net_device *dev = mac < ARRAY_SIZE(c->eth->by_mac) ? c->eth->by_mac[mac] : NULL;
+	struct sk_buff *skb;
+
+	if (!dev)
+		return;
+	get_page(virt_to_page(page));
+	skb = napi_build_skb(page, PAGE_SIZE);
+	if (!skb) {
+		put_page(virt_to_page(page));
+		dev->stats.rx_dropped++;
+		return;
+	}
+	skb_reserve(skb, headroom);
+	skb_put(skb, len);
+	skb->protocol = eth_type_trans(skb, dev);
+	if (verified)
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+	skb_record_rx_queue(skb, 0);
+	dev->stats.rx_packets++;
+	dev->stats.rx_bytes += len;
+	napi_gro_receive(&c->eth->napi, skb);
+}
+
 void fe_kmod_peer_rx(void *ctx, u8 mac, const u8 *data, size_t len)
 {
 	struct fe_rx_ctx *c = ctx;
@@ -360,6 +421,7 @@ static int fe_napi_poll(struct napi_struct *napi, int budget)
 	struct fe_rx_ctx chip_ctx = { .eth = eth };
 	u64 now = ktime_get_ns(), behind;
 	u32 done = 0;
+	bool zc;
 
 	__skb_queue_head_init(&ctx.q);
 	__skb_queue_head_init(&chip_ctx.q);
@@ -372,14 +434,17 @@ static int fe_napi_poll(struct napi_struct *napi, int budget)
 	 * Frames go up from inside fe_rs_poll (no lock is held there: a TCP ACK they cause is
 	 * sent on the other MAC under tx_lock, from this softirq).
 	 */
-	done = fe_rs_poll(eth->rs, budget, &ctx);
+	zc = READ_ONCE(zerocopy);
+	done = fe_rs_poll(eth->rs, budget, &ctx, zc);
 	while (done < budget) {
 		behind = fe_rs_step(eth->rs, now, &chip_ctx);
-		done += fe_rs_poll(eth->rs, budget - done, &ctx);
+		/* What the step sent is reclaimed at once: the next step's pacing sees the TX ring
+		 * idle (and runs the whole way) only with a fresh count. */
+		fe_reclaim(eth);
+		done += fe_rs_poll(eth->rs, budget - done, &ctx, zc);
 		if (!behind)
 			break;
 	}
-	fe_reclaim(eth);
 	atomic64_inc(&eth->polls);
 	atomic64_add(ktime_get_ns() - now, &eth->poll_ns);
 	atomic_set(&eth->napi_cpu, 0);
@@ -861,6 +926,12 @@ static int __init fe_init(void)
 	err = dma_coerce_mask_and_coherent(&fe_dma_pdev->dev, DMA_BIT_MASK(32));
 	if (err)
 		goto no_eth;
+	/*
+	 * The simulated engine's DMA is the CPU's own copy, so the device is cache-coherent: its
+	 * coherent memory then lies in the linear map (no uncached remap), and from CMA it is made
+	 * of pages with a reference count each, which zero-copy receive hands to the stack.
+	 */
+	fe_dma_pdev->dev.dma_coherent = true;
 	eth = kzalloc(sizeof(*eth), GFP_KERNEL);
 	if (!eth) {
 		err = -ENOMEM;

@@ -49,7 +49,7 @@ u32 fe_rs_irq(struct fe_rs_dev *dev, u64 now_ns, void *ctx);
 void fe_rs_irq_enable(struct fe_rs_dev *dev, u32 work);
 void fe_rs_peer_send(struct fe_rs_dev *dev, u8 mac, const u8 *data, size_t len);
 u32 fe_rs_tx_room(struct fe_rs_dev *dev);
-u32 fe_rs_poll(struct fe_rs_dev *dev, u32 budget, void *ctx);
+u32 fe_rs_poll(struct fe_rs_dev *dev, u32 budget, void *ctx, bool zero_copy);
 int fe_rs_xmit(struct fe_rs_dev *dev, u8 mac, const u8 *data, size_t len, u16 gso_mss, bool csum, u32 *room);
 int fe_rs_set_features(struct fe_rs_dev *dev, bool rx_csum, bool tx_csum, bool tso, bool lro);
 int fe_rs_set_features_whole(struct fe_rs_dev *dev, bool rx_csum, bool tx_csum, bool tso, bool lro);
@@ -63,9 +63,12 @@ void *fe_kmod_alloc(size_t size, size_t align, bool zero);
 void fe_kmod_free(void *ptr, size_t align);
 void *fe_kmod_dma_alloc(size_t size, u64 *dma);
 void fe_kmod_dma_free(void *cpu, size_t size, u64 dma);
+bool fe_kmod_dma_pages_ok(const void *cpu, size_t size);
+bool fe_kmod_page_idle(const void *cpu);
 void fe_kmod_log(u32 level, const char *msg, size_t len);
 void __noreturn fe_kmod_panic(const char *msg, size_t len);
 void fe_kmod_rx(void *ctx, u8 mac, const u8 *data, size_t len, bool verified, u16 segs, u16 seg_size);
 void fe_kmod_peer_rx(void *ctx, u8 mac, const u8 *data, size_t len);
+void fe_kmod_rx_page(void *ctx, u8 mac, void *page, u32 headroom, size_t len, bool verified);
 
 #endif

@@ -29,6 +29,8 @@ unsafe extern "C" {
 pub struct Chip {
     sim: *const Sim,
     lock: *mut c_void,
+    /// The zero-copy RX pool ([`crate::rxpool`]), null when zero-copy is off.
+    pool: *const crate::rxpool::Pool,
 }
 
 // SAFETY: every access to the simulator goes through `Chip::with`, which holds the glue's
@@ -42,10 +44,16 @@ impl Chip {
     /// The simulator at `sim`, guarded by the glue's lock `lock`.
     ///
     /// # Safety
-    /// `sim` and `lock` stay valid as long as any copy of the result is used, and nothing
+    /// `sim`, `lock` and `pool` (null or a pool) stay valid as long as any copy of the result is used, and nothing
     /// touches the simulator except through [`Chip::with`] meanwhile.
-    pub unsafe fn new(sim: *const Sim, lock: *mut c_void) -> Self {
-        Chip { sim, lock }
+    pub unsafe fn new(sim: *const Sim, lock: *mut c_void, pool: *const crate::rxpool::Pool) -> Self {
+        Chip { sim, lock, pool }
+    }
+
+    /// The zero-copy RX pool, if there is one.
+    pub fn pool(&self) -> Option<&crate::rxpool::Pool> {
+        // SAFETY: the pool lives as long as the chip (`Chip::new`'s contract).
+        unsafe { self.pool.as_ref() }
     }
 
     /// Runs `f` on the simulator under the chip lock, as the current CPU. `f` must not call
@@ -111,6 +119,11 @@ impl DmaMemory for Chip {
     }
     fn dma_free(&self, addr: u64, size: usize) {
         self.with(|s| s.dma_free(addr, size));
+    }
+    fn rx_release(&self, addr: u64, _size: usize) {
+        if let Some(pool) = self.pool() {
+            pool.release(self, addr);
+        }
     }
     fn dma_wmb(&self) {
         self.with(Sim::dma_wmb);

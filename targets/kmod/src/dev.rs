@@ -30,6 +30,7 @@
 use crate::boards::BOARDS;
 use crate::chip::Chip;
 use crate::klog;
+use crate::rxpool::{HEADROOM, Pool};
 use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -39,17 +40,19 @@ use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use fe_driver::dt::{self, Board, Duplex, ProbeError};
 use fe_driver::softlro::SoftLro;
+use fe_driver::softlro::{FlushReason, LroStats};
 use fe_driver::{
-    Eth, EthCtl, EthError, EthIrq, EthRx, EthTx, Features, IrqWork, LinkState, LroMode, Platform as _, RxChecksum,
-    TxError, TxMeta,
+    Eth, EthCtl, EthError, EthIrq, EthRx, EthTx, Features, IrqWork, LinkState, LroMode, Platform as _, Received,
+    RxChecksum, TxError, TxMeta,
 };
 use fe_regs::SocInfo;
 use fe_regs::caps::IrqLayout;
 use fe_sim::Sim;
 
-/// Bytes of DMA memory the simulator gets from the kernel's DMA API (rings, buffers and the
-/// free queue of every bundled board need about 2.5 MiB).
-pub const DMA_BYTES: usize = 4 << 20;
+/// Bytes of DMA memory the simulator gets from the kernel's DMA API: rings, buffers and the
+/// free queue of every bundled board need about 2.5 MiB; the rest is the zero-copy RX pool's
+/// (pages the stack holds while sockets queue them: a TCP receive buffer takes up to ~1500).
+pub const DMA_BYTES: usize = 16 << 20;
 
 /// A region of coherent DMA memory from the kernel (`dma_alloc_coherent` through the glue).
 #[derive(Debug)]
@@ -95,6 +98,9 @@ unsafe extern "C" {
     fn fe_kmod_dma_alloc(size: usize, dma: *mut u64) -> *mut u8;
     /// Frees what `fe_kmod_dma_alloc` returned. Process context only.
     fn fe_kmod_dma_free(cpu: *mut u8, size: usize, dma: u64);
+    /// Whether the region at `cpu` (`size` bytes) lies in the linear map and is made of pages
+    /// with a reference count each, so that its pages can go up as skbs (zero-copy receive).
+    fn fe_kmod_dma_pages_ok(cpu: *const u8, size: usize) -> bool;
 }
 
 /// Most MACs (net_devices) one engine has.
@@ -159,6 +165,10 @@ struct Handles {
 /// the wires. Shared by every CPU (`&FeRsDev`): each part says who may use it.
 pub struct FeRsDev {
     sim: *mut Sim,
+    /// The zero-copy RX pool (null when off), freed after the engine.
+    pool: *mut Pool,
+    /// Frames NAPI handed up in their own DMA buffer.
+    rx_zero_copy: AtomicU64,
     /// The simulator behind the chip lock: the platform of the core.
     chip: Chip,
     /// The simulator's DMA memory (freed after the simulator).
@@ -179,8 +189,29 @@ pub struct FeRsDev {
     /// TX descriptors free, as the TX context last saw them (read by the chip's pacing).
     tx_room: AtomicU32,
     /// SoftLRO's counters as NAPI last saw them (for `ethtool -S`, which does not touch RX).
-    lro_flushes: AtomicU64,
-    lro_passed: AtomicU64,
+    lro_counts: [AtomicU64; LRO_COUNTS],
+}
+
+/// SoftLRO counters `ethtool -S` shows (from [`fe_driver::softlro::LroStats`]): what goes in,
+/// what comes out, and why each aggregate was closed.
+const LRO_COUNTS: usize = 6 + FlushReason::COUNT;
+
+/// The SoftLRO counters of [`LRO_COUNTS`], in order, with their `ethtool -S` names.
+fn lro_counts(s: &LroStats, out: &mut dyn FnMut(&str, u64)) {
+    out("softlro_frames_in", s.frames_in);
+    out("softlro_frames_out", s.frames_out);
+    out("softlro_aggregates", s.aggregates_out);
+    out("softlro_segments_merged", s.segments_merged);
+    out("softlro_flushes", s.flushes_total());
+    out("softlro_passed", s.passed_total());
+    for &r in FlushReason::ALL {
+        let mut name = [0u8; STAT_NAME_LEN];
+        let (p, n) = (b"softlro_flush_", r.name().as_bytes());
+        let k = (p.len() + n.len()).min(STAT_NAME_LEN);
+        name[..p.len()].copy_from_slice(p);
+        name[p.len()..k].copy_from_slice(&n[..k - p.len()]);
+        out(core::str::from_utf8(&name[..k]).unwrap_or("softlro_flush_?"), s.flushes(r));
+    }
 }
 
 impl FeRsDev {
@@ -355,6 +386,7 @@ fn probed(p: *mut c_void, name: &[u8]) -> Option<Box<FeRsProbed>> {
 pub struct FeRsBuild {
     probed: Box<FeRsProbed>,
     sim: *mut Sim,
+    pool: *mut Pool,
     chip: Chip,
     dma: DmaRegion,
     eth_slot: *mut MaybeUninit<Result<Eth<Plat>, EthError>>,
@@ -388,14 +420,22 @@ pub unsafe extern "C" fn fe_rs_prepare(
     // The frame-engine window the board names (SRAM rings are found there).
     sim.place_fe(board.reg.base, board.reg.size);
     let sim = Box::into_raw(Box::new(sim));
-    // SAFETY: the simulator lives until `fe_rs_destroy`, after every user of the chip; the
-    // lock is the caller's.
-    let chip = unsafe { Chip::new(sim, chip_lock) };
+    // SAFETY: `dma` is the region just allocated.
+    let pool: *mut Pool = if unsafe { fe_kmod_dma_pages_ok(dma.cpu, dma.size) } {
+        Box::into_raw(Box::new(Pool::new(dma.cpu, dma.dma, dma.size)))
+    } else {
+        klog!(Warn, "zero-copy RX off: the DMA region is not made of pages the stack can hold");
+        core::ptr::null_mut()
+    };
+    // SAFETY: the simulator and the pool live until `fe_rs_destroy`, after every user of the
+    // chip; the lock is the caller's.
+    let chip = unsafe { Chip::new(sim, chip_lock, pool) };
     klog!(Info, "simulator DMA memory: {} KiB of coherent memory at bus address {:#x}", dma.size >> 10, dma.dma);
     let lro_storage: *mut [u8] = Box::into_raw(vec![0u8; LRO_FLOWS * LRO_SLOT].into_boxed_slice());
     Box::into_raw(Box::new(FeRsBuild {
         probed,
         sim,
+        pool,
         chip,
         dma,
         eth_slot: Box::into_raw(Box::new_uninit()),
@@ -435,7 +475,7 @@ pub unsafe extern "C" fn fe_rs_build(build: *mut c_void) -> *mut c_void {
 pub unsafe extern "C" fn fe_rs_create(build: *mut FeRsBuild, info: *mut FeRsInfo) -> *mut FeRsDev {
     // SAFETY: caller's contract: every slot is initialised now.
     let b = unsafe { Box::from_raw(build) };
-    let FeRsBuild { probed, sim, chip, dma, eth_slot, lro_storage, lro_slot } = *b;
+    let FeRsBuild { probed, sim, pool, chip, dma, eth_slot, lro_storage, lro_slot } = *b;
     let Ok(board) = &probed.result else { return core::ptr::null_mut() };
     let eth_slot = eth_slot.cast::<Result<Eth<Plat>, EthError>>();
     let lro = lro_slot.cast::<SoftLro<'static>>();
@@ -446,6 +486,8 @@ pub unsafe extern "C" fn fe_rs_create(build: *mut FeRsBuild, info: *mut FeRsInfo
     };
     let dev = Box::new(FeRsDev {
         sim,
+        pool,
+        rx_zero_copy: AtomicU64::new(0),
         chip,
         dma,
         eth_slot,
@@ -464,8 +506,7 @@ pub unsafe extern "C" fn fe_rs_create(build: *mut FeRsBuild, info: *mut FeRsInfo
             speed: [1000; MAX_MACS],
         }),
         tx_room: AtomicU32::new(0),
-        lro_flushes: AtomicU64::new(0),
-        lro_passed: AtomicU64::new(0),
+        lro_counts: [const { AtomicU64::new(0) }; LRO_COUNTS],
     });
     if eth.is_null() {
         // SAFETY: `eth_slot` holds the error.
@@ -483,6 +524,13 @@ pub unsafe extern "C" fn fe_rs_create(build: *mut FeRsBuild, info: *mut FeRsInfo
         if let Some(speed) = m.link.fixed_speed() {
             chip.with(|sim| sim.set_link_speed(usize::from(m.id), speed));
             w.speed[usize::from(m.id) % MAX_MACS] = u64::from(speed.max(1));
+        }
+    }
+    // Zero-copy receive: ring 0 gets pool pages (while closed).
+    if chip.pool().is_some() {
+        match e.rx_pool_attach() {
+            Ok(()) => klog!(Info, "zero-copy RX: ring 0 lent {} pool pages", chip.pool().map_or(0, |p| p.counts().1)),
+            Err(err) => klog!(Warn, "zero-copy RX off: rx_pool_attach: {err}"),
         }
     }
     if let Err(e) = e.open() {
@@ -627,9 +675,13 @@ pub unsafe extern "C" fn fe_rs_destroy(dev: *mut FeRsDev) {
     // order (borrowers before what they borrow).
     unsafe {
         let d = Box::from_raw(dev);
-        let FeRsDev { sim, dma, eth_slot, lro_storage, lro, .. } = *d;
+        let FeRsDev { sim, pool, chip, dma, eth_slot, lro_storage, lro, .. } = *d;
         drop(Box::from_raw(lro));
+        // The driver's `Drop` gives the ring's pool pages back (`rx_release`).
         drop(Box::from_raw(eth_slot));
+        // Pages the stack had: given back once it let go of them (it has, after the devices
+        // are gone and their sockets closed); any it still holds keep the region alive.
+        let held = chip.pool().map_or(0, |p| p.reclaim_lent(&chip));
         // The driver's `Drop` gave back every ring and buffer: say what the DMA allocator holds.
         klog!(
             Info,
@@ -639,6 +691,13 @@ pub unsafe extern "C" fn fe_rs_destroy(dev: *mut FeRsDev) {
         );
         drop(Box::from_raw(lro_storage));
         drop(Box::from_raw(sim));
+        if held > 0 {
+            klog!(Err, "rx pool: {held} pages still held by the stack: the DMA region stays allocated");
+            return;
+        }
+        if !pool.is_null() {
+            drop(Box::from_raw(pool));
+        }
         dma.free();
     }
 }
@@ -794,6 +853,9 @@ pub unsafe extern "C" fn fe_rs_tx_room(dev: *mut FeRsDev) -> u32 {
 unsafe extern "C" {
     fn fe_kmod_rx(ctx: *mut c_void, mac: u8, data: *const u8, len: usize, verified: bool, segs: u16, seg_size: u16);
     fn fe_kmod_peer_rx(ctx: *mut c_void, mac: u8, data: *const u8, len: usize);
+    /// One received frame in its pool page `page` (a page start, the frame at `headroom`):
+    /// the glue builds an skb over the page and takes a page reference for the stack.
+    fn fe_kmod_rx_page(ctx: *mut c_void, mac: u8, page: *mut c_void, headroom: u32, len: usize, verified: bool);
 }
 
 /// The peer net_device of MAC `mac` sends `len` bytes at `data` (a frame without FCS, at least
@@ -814,19 +876,21 @@ pub unsafe extern "C" fn fe_rs_peer_send(dev: *mut FeRsDev, mac: u8, data: *cons
 }
 
 /// Polls RX ring 0 (and the hardware LRO rings) for up to `budget` descriptors, through
-/// SoftLRO when the `lro` feature is soft; hands each frame to the glue's `fe_kmod_rx(ctx,
-/// ...)`. Returns the descriptors used. NAPI only (no lock: NAPI never runs twice at once).
+/// SoftLRO when the `lro` feature is soft; hands each frame to the glue: with `zero_copy` (and
+/// a pool attached) in its own DMA page (`fe_kmod_rx_page`, the glue builds the skb over it),
+/// otherwise copied (`fe_kmod_rx`; SoftLRO's aggregates are always copied). Returns the
+/// descriptors used. NAPI only (no lock: NAPI never runs twice at once).
 ///
 /// # Safety
-/// `dev` comes from [`fe_rs_create`]; `ctx` is what `fe_kmod_rx` expects; the caller is the
+/// `dev` comes from [`fe_rs_create`]; `ctx` is what the glue's hooks expect; the caller is the
 /// engine's NAPI poll.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fe_rs_poll(dev: *mut FeRsDev, budget: u32, ctx: *mut c_void) -> u32 {
+pub unsafe extern "C" fn fe_rs_poll(dev: *mut FeRsDev, budget: u32, ctx: *mut c_void, zero_copy: bool) -> u32 {
     // SAFETY: caller's contract.
     let d = unsafe { &*dev };
     // SAFETY: the caller is NAPI.
     let Some(rx) = (unsafe { d.rx() }) else { return 0 };
-    let mut sink = |f: fe_driver::RxFrame<'_>| {
+    let copied = |f: fe_driver::RxFrame<'_>| {
         // SAFETY: `f.data` is valid during the call; the glue copies it.
         unsafe {
             fe_kmod_rx(
@@ -842,10 +906,31 @@ pub unsafe extern "C" fn fe_rs_poll(dev: *mut FeRsDev, budget: u32, ctx: *mut c_
     };
     // SAFETY: `lro` is alive and NAPI's only.
     let lro = unsafe { &mut *d.lro };
-    let n = rx.poll_coalesced(budget as usize, lro, &mut sink) as u32;
-    d.lro_flushes.store(lro.stats().flushes_total(), Relaxed);
-    d.lro_passed.store(lro.stats().passed_total(), Relaxed);
-    n
+    let n = if zero_copy && !d.pool.is_null() {
+        let mut zc = 0u64;
+        let n = rx.poll_buffers_coalesced(budget as usize, lro, &mut |r| match r {
+            Received::Buffer(b) => {
+                zc += 1;
+                // SAFETY: the page is the stack's now; the glue takes a page reference for it.
+                unsafe {
+                    fe_kmod_rx_page(ctx, b.mac, b.buf.0, HEADROOM as u32, b.len, b.checksum == RxChecksum::Verified)
+                }
+            }
+            Received::Copied(f) => copied(f),
+        });
+        d.rx_zero_copy.fetch_add(zc, Relaxed);
+        n
+    } else {
+        rx.poll_coalesced(budget as usize, lro, &mut { copied })
+    };
+    let mut i = 0;
+    lro_counts(lro.stats(), &mut |_, v| {
+        if let Some(c) = d.lro_counts.get(i) {
+            c.store(v, Relaxed);
+        }
+        i += 1;
+    });
+    n as u32
 }
 
 /// `fe_rs_xmit` result: queued.
@@ -1061,8 +1146,12 @@ pub unsafe extern "C" fn fe_rs_stats(dev: *mut FeRsDev, mac: u8, names: *mut u8,
     };
     put("drops_tx_total", drops_tx);
     put("drops_rx_total", drops_rx);
-    put("softlro_flushes", d.lro_flushes.load(Relaxed));
-    put("softlro_passed", d.lro_passed.load(Relaxed));
+    let mut i = 0;
+    lro_counts(&LroStats::default(), &mut |name, _| {
+        put(name, d.lro_counts.get(i).map_or(0, |c| c.load(Relaxed)));
+        i += 1;
+    });
+    put("rx_zero_copy_frames", d.rx_zero_copy.load(Relaxed));
     put("wire_to_peer", unpaired);
     put("sim_skipped_us", skipped_ns / 1000);
     n as u32

@@ -13,6 +13,7 @@ extern crate alloc;
 
 pub mod chip;
 pub mod dev;
+pub mod rxpool;
 
 use core::alloc::{GlobalAlloc, Layout};
 use core::fmt::{self, Write as _};
