@@ -119,6 +119,8 @@ static const char *const fe_rank_name[] = { "ctl_lock", "tx_lock", "chip_lock" }
 /* The module's locks this CPU holds, by rank (every lock is taken with BH off and never
  * across a sleep, so the holder cannot migrate or be interleaved on its CPU). */
 static DEFINE_PER_CPU(unsigned int, fe_held);
+/* Chip lock acquisitions per CPU (what the simulator's lock costs: ethtool -S chip_lock_taken). */
+static DEFINE_PER_CPU(u64, fe_chip_taken);
 static atomic64_t fe_order_violations = ATOMIC64_INIT(0);
 static atomic64_t fe_sleep_violations = ATOMIC64_INIT(0);
 
@@ -166,6 +168,7 @@ static void fe_might_sleep(const char *what)
 u32 fe_kmod_chip_lock(void *lock)
 {
 	fe_lock(lock, FE_RANK_CHIP);
+	this_cpu_inc(fe_chip_taken);
 	return smp_processor_id();
 }
 
@@ -291,6 +294,42 @@ struct fe_rx_ctx {
 	struct sk_buff_head q;
 };
 
+/* Bytes of a large frame copied into the skb's linear part (its headers); the rest goes to pages. */
+#define FE_RX_LINEAR 256
+
+/*
+ * A copy of a large frame (a SoftLRO aggregate, up to 64 KiB) as an skb with a small linear
+ * part and the rest in order-0 pages: one linear buffer of the aggregate's size would be a
+ * high-order GFP_ATOMIC allocation per aggregate (order 4-5 for 64 KiB), slow and likely to
+ * fail once memory is fragmented.
+ */
+static struct sk_buff *fe_rx_paged(struct napi_struct *napi, const u8 *data, size_t len)
+{
+	struct sk_buff *skb = napi_alloc_skb(napi, FE_RX_LINEAR);
+	size_t off = min_t(size_t, len, FE_RX_LINEAR);
+
+	if (!skb)
+		return NULL;
+	skb_put_data(skb, data, off);
+	while (off < len) {
+		size_t n = min_t(size_t, len - off, PAGE_SIZE);
+		struct page *page;
+
+		if (skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS)
+			goto fail;
+		page = dev_alloc_page();
+		if (!page)
+			goto fail;
+		memcpy(page_address(page), data + off, n);
+		skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page, 0, n, PAGE_SIZE);
+		off += n;
+	}
+	return skb;
+fail:
+	kfree_skb(skb);
+	return NULL;
+}
+
 void fe_kmod_rx(void *ctx, u8 mac, const u8 *data, size_t len, bool verified, u16 segs, u16 seg_size)
 {
 	struct fe_rx_ctx *c = ctx;
@@ -299,12 +338,17 @@ void fe_kmod_rx(void *ctx, u8 mac, const u8 *data, size_t len, bool verified, u1
 
 	if (!dev)
 		return;
-	skb = napi_alloc_skb(&c->eth->napi, len);
+	if (len > PAGE_SIZE) {
+		skb = fe_rx_paged(&c->eth->napi, data, len);
+	} else {
+		skb = napi_alloc_skb(&c->eth->napi, len);
+		if (skb)
+			skb_put_data(skb, data, len);
+	}
 	if (!skb) {
 		dev->stats.rx_dropped++;
 		return;
 	}
-	skb_put_data(skb, data, len);
 	skb->protocol = eth_type_trans(skb, dev);
 	if (verified)
 		skb->ip_summed = CHECKSUM_UNNECESSARY;
@@ -724,7 +768,8 @@ static void fe_get_regs(struct net_device *dev, struct ethtool_regs *regs, void 
 
 /* The glue's own counters, after the Rust half's. */
 static const char fe_glue_stat_names[][ETH_GSTRING_LEN] = {
-	"lock_order_violations", "sleep_in_atomic", "whole_engine_changes", "xmit_while_napi_other_cpu",
+	"lock_order_violations", "sleep_in_atomic", "chip_lock_taken", "whole_engine_changes",
+	"xmit_while_napi_other_cpu",
 	"xmit_cpu0", "xmit_cpu1", "xmit_cpu2", "xmit_cpu3+",
 	"napi_cpu0", "napi_cpu1", "napi_cpu2", "napi_cpu3+",
 };
@@ -736,11 +781,14 @@ static void fe_glue_stats(struct fe_eth *eth, u64 *v)
 
 	v[0] = atomic64_read(&fe_order_violations);
 	v[1] = atomic64_read(&fe_sleep_violations);
-	v[2] = atomic64_read(&eth->whole_engine);
-	v[3] = atomic64_read(&eth->xmit_napi_overlap);
+	v[2] = 0;
+	for_each_possible_cpu(i)
+		v[2] += per_cpu(fe_chip_taken, i);
+	v[3] = atomic64_read(&eth->whole_engine);
+	v[4] = atomic64_read(&eth->xmit_napi_overlap);
 	for (i = 0; i < FE_CPU_SLOTS; i++) {
-		v[4 + i] = atomic64_read(&eth->xmit_on[i]);
-		v[4 + FE_CPU_SLOTS + i] = atomic64_read(&eth->napi_on_cpu[i]);
+		v[5 + i] = atomic64_read(&eth->xmit_on[i]);
+		v[5 + FE_CPU_SLOTS + i] = atomic64_read(&eth->napi_on_cpu[i]);
 	}
 }
 
