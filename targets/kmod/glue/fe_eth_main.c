@@ -634,12 +634,12 @@ static void fe_resume(struct fe_eth *eth)
 	/* NAPI may have stopped with causes masked: unmask them, the next tick sees what is pending. */
 	fe_rs_irq_enable(eth->rs, atomic_xchg(&eth->irq_work, 0));
 	hrtimer_start(&eth->timer, ns_to_ktime((u64)tick_us * NSEC_PER_USEC), HRTIMER_MODE_REL_SOFT);
-	for (i = 0; i < eth->info.nmacs; i++) {
-		if (netif_running(eth->ndev[i]) && netif_carrier_ok(eth->ndev[i]))
-			netif_tx_wake_all_queues(eth->ndev[i]);
+	/* The MACs' queues wake as after a reclaim (only with room in the TX ring; else NAPI's
+	 * next reclaim wakes them); the peers' have no ring. */
+	fe_reclaim(eth);
+	for (i = 0; i < eth->info.nmacs; i++)
 		if (eth->peer[i] && netif_running(eth->peer[i]) && netif_carrier_ok(eth->peer[i]))
 			netif_tx_wake_all_queues(eth->peer[i]);
-	}
 }
 
 static int fe_set_features(struct net_device *dev, netdev_features_t features)

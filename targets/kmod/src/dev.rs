@@ -921,7 +921,7 @@ pub unsafe extern "C" fn fe_rs_poll(dev: *mut FeRsDev, budget: u32, ctx: *mut c_
         d.rx_zero_copy.fetch_add(zc, Relaxed);
         n
     } else {
-        rx.poll_coalesced(budget as usize, lro, &mut { copied })
+        rx.poll_coalesced(budget as usize, lro, &mut |f| copied(f))
     };
     let mut i = 0;
     lro_counts(lro.stats(), &mut |_, v| {
