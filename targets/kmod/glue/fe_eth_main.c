@@ -37,6 +37,9 @@
 #include <linux/irqflags.h>
 #include <linux/percpu.h>
 #include <linux/atomic.h>
+#ifdef CONFIG_X86_64
+#include <asm/nospec-branch.h>
+#endif
 #include "fe_rs.h"
 
 #define DRV_NAME "fe_eth"
@@ -222,7 +225,7 @@ void *fe_kmod_dma_alloc(size_t size, u64 *dma)
 	fe_might_sleep("dma_alloc_coherent");
 	cpu = dma_alloc_coherent(&fe_dma_pdev->dev, size, &handle, GFP_KERNEL | __GFP_NOWARN);
 	if (!cpu) {
-		pr_err(DRV_NAME ": dma_alloc_coherent of %zu bytes failed\n", size);
+		pr_info(DRV_NAME ": dma_alloc_coherent of %zu bytes failed\n", size);
 		return NULL;
 	}
 	*dma = handle;
@@ -882,6 +885,7 @@ static struct platform_driver fe_plat_driver = {
 /* ------------------------------------------------------------------ the probe's stack */
 
 /* Calls fn(arg) with the stack pointer at stack_top; interrupts must be off (see below). */
+#if defined(CONFIG_ARM64)
 static noinline void *fe_call_on_stack(void *(*fn)(void *), void *arg, void *stack_top)
 {
 	register void *x0 asm("x0") = arg;
@@ -896,6 +900,25 @@ static noinline void *fe_call_on_stack(void *(*fn)(void *), void *arg, void *sta
 		       "x14", "x15", "x16", "x17", "x18", "x19", "x30", "cc", "memory");
 	return x0;
 }
+#elif defined(CONFIG_X86_64)
+/* The x86_64 build is an experiment (README.md, "x86_64"): the same switch, the call through
+ * the kernel's retpoline-aware CALL_NOSPEC. */
+static noinline void *fe_call_on_stack(void *(*fn)(void *), void *arg, void *stack_top)
+{
+	void *ret;
+
+	asm volatile("mov %%rsp, %%rbx\n\t"
+		     "mov %[top], %%rsp\n\t"
+		     CALL_NOSPEC
+		     "mov %%rbx, %%rsp"
+		     : "=a"(ret), "+D"(arg)
+		     : [top] "r"(stack_top), [thunk_target] "r"(fn)
+		     : "rbx", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "cc", "memory");
+	return ret;
+}
+#else
+#error "fe_eth: no stack switch for this architecture"
+#endif
 
 /*
  * Runs fn(arg) on a separate 128 KiB stack. Interrupts stay off meanwhile: arm64's entry code
@@ -979,7 +1002,10 @@ static int __init fe_init(void)
 	 * coherent memory then lies in the linear map (no uncached remap), and from CMA it is made
 	 * of pages with a reference count each, which zero-copy receive hands to the stack.
 	 */
+#if defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_DEVICE) || defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_CPU) || \
+	defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_CPU_ALL)
 	fe_dma_pdev->dev.dma_coherent = true;
+#endif
 	eth = kzalloc(sizeof(*eth), GFP_KERNEL);
 	if (!eth) {
 		err = -ENOMEM;

@@ -53,6 +53,8 @@ use fe_sim::Sim;
 /// free queue of every bundled board need about 2.5 MiB; the rest is the zero-copy RX pool's
 /// (pages the stack holds while sockets queue them: a TCP receive buffer takes up to ~1500).
 pub const DMA_BYTES: usize = 16 << 20;
+/// The least DMA memory the module takes (rings, buffers and a small pool).
+pub const DMA_BYTES_MIN: usize = 4 << 20;
 
 /// A region of coherent DMA memory from the kernel (`dma_alloc_coherent` through the glue).
 #[derive(Debug)]
@@ -63,12 +65,16 @@ struct DmaRegion {
 }
 
 impl DmaRegion {
-    /// [`DMA_BYTES`] of coherent DMA memory, or `None` (the glue logged why).
+    /// [`DMA_BYTES`] of coherent DMA memory, or [`DMA_BYTES_MIN`] where no contiguous area
+    /// that large exists (a kernel without CMA allocates at most 4 MiB at once), or `None`
+    /// (the glue logged why).
     fn alloc() -> Option<Self> {
-        let mut dma = 0u64;
-        // SAFETY: the glue's hook; it writes `dma` when it returns non-null.
-        let cpu = unsafe { fe_kmod_dma_alloc(DMA_BYTES, &mut dma) };
-        (!cpu.is_null()).then_some(DmaRegion { cpu, size: DMA_BYTES, dma })
+        [DMA_BYTES, DMA_BYTES_MIN].into_iter().find_map(|size| {
+            let mut dma = 0u64;
+            // SAFETY: the glue's hook; it writes `dma` when it returns non-null.
+            let cpu = unsafe { fe_kmod_dma_alloc(size, &mut dma) };
+            (!cpu.is_null()).then_some(DmaRegion { cpu, size, dma })
+        })
     }
 
     /// The region as the simulator's memory, for as long as the simulator lives.
@@ -412,7 +418,7 @@ pub unsafe extern "C" fn fe_rs_prepare(
     let Some(probed) = probed(probed_board, name_of(name, len)) else { return core::ptr::null_mut() };
     let Ok(board) = &probed.result else { return core::ptr::null_mut() };
     let Some(dma) = DmaRegion::alloc() else {
-        klog!(Err, "no {DMA_BYTES} bytes of coherent DMA memory for the simulator");
+        klog!(Err, "no {DMA_BYTES_MIN} bytes of coherent DMA memory for the simulator");
         return core::ptr::null_mut();
     };
     // SAFETY: lent once, to the simulator, which `fe_rs_destroy` drops before freeing `dma`.
