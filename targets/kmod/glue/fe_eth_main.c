@@ -8,9 +8,17 @@
  * (features, register dump, counters), and a platform_driver whose of_match_table is generated
  * from the register maps' compatible table (fe_of_match.h).
  *
- * Locking: fe_eth.lock (a BH spinlock) serialises every call into Rust; frames received under
- * it are queued and handed to the stack after it is released, so a reply sent from the RX
- * softirq (a TCP ACK on the other MAC) never re-enters the lock.
+ * Locking: the driver core is split into its handles (Eth::split), each driven by its own
+ * context: ndo_start_xmit and NAPI's TX reclaim on EthTx under fe_eth.tx_lock; NAPI on EthRx
+ * without a lock (NAPI never runs twice at once); the tick (the chip's interrupt lines) and
+ * the end of a NAPI poll on EthIrq without a lock; ethtool and ndo_set_features on EthCtl under
+ * fe_eth.ctl_lock. The simulated chip has its own lock, fe_eth.chip_lock, innermost, held for
+ * one register or DMA access at a time (a real chip needs none). Lock order: ctl, tx, chip;
+ * fe_lock()/fe_unlock() check it on every acquisition, and fe_might_sleep() checks that
+ * nothing sleeps under them or in softirq context (the packaged kernel has neither lockdep
+ * nor CONFIG_DEBUG_ATOMIC_SLEEP): a violation is counted (ethtool -S) and warns once.
+ * Frames NAPI receives go up from inside the poll (no lock is held there); frames a peer
+ * net_device receives are produced under the chip lock and queued until it is released.
  */
 #include <linux/module.h>
 #include <linux/kernel.h>
@@ -27,6 +35,11 @@
 #include <linux/of.h>
 #include <linux/mod_devicetable.h>
 #include <linux/irqflags.h>
+#include <linux/percpu.h>
+#include <linux/atomic.h>
+#ifdef CONFIG_X86_64
+#include <asm/nospec-branch.h>
+#endif
 #include "fe_rs.h"
 
 #define DRV_NAME "fe_eth"
@@ -39,6 +52,9 @@
 static char *board = "mt7621-router";
 module_param(board, charp, 0444);
 MODULE_PARM_DESC(board, "bundled board device tree to bring up (a dts/ file stem)");
+static bool zerocopy = true;
+module_param(zerocopy, bool, 0644);
+MODULE_PARM_DESC(zerocopy, "receive into pool pages that go up as skbs (read at every NAPI poll; 0 copies)");
 static uint tick_us = 500;
 module_param(tick_us, uint, 0444);
 MODULE_PARM_DESC(tick_us, "simulator tick: how often the hrtimer advances simulated time and schedules NAPI (us)");
@@ -51,8 +67,16 @@ struct fe_port {
 	bool peer;
 };
 
+/* Per-CPU counters of where xmit and NAPI ran (CPUs above the last share its slot). */
+#define FE_CPU_SLOTS 4
+
 struct fe_eth {
-	spinlock_t lock;
+	/* EthCtl: ethtool, ndo_set_features (process context, rtnl held). */
+	spinlock_t ctl_lock;
+	/* EthTx: ndo_start_xmit, NAPI's reclaim, queue stop/wake. */
+	spinlock_t tx_lock;
+	/* The simulated chip (taken by the Rust half around each access). */
+	spinlock_t chip_lock;
 	struct fe_rs_dev *rs;
 	struct fe_rs_info info;
 	struct net_device *ndev[FE_RS_MAX_MACS];
@@ -65,10 +89,18 @@ struct fe_eth {
 	struct hrtimer timer;
 	bool syncing;
 	bool napi_on;
+	bool timer_on;
 	/* Interrupt causes the core's handler masked and NAPI owns until it unmasks them. */
-	u32 irq_work;
+	atomic_t irq_work;
+	/* The CPU NAPI runs on, plus one; 0 while it does not run. */
+	atomic_t napi_cpu;
+	/* xmit calls that found NAPI running on another CPU (concurrency, shown by ethtool -S). */
+	atomic64_t xmit_napi_overlap;
+	atomic64_t xmit_on[FE_CPU_SLOTS], napi_on_cpu[FE_CPU_SLOTS];
+	/* Whole-engine feature changes (quiesce, reunite, split again). */
+	atomic64_t whole_engine;
 	/* NAPI polls and the time spent in them (reported at rmmod). */
-	u64 polls, poll_ns;
+	atomic64_t polls, poll_ns;
 };
 
 static struct fe_eth *fe;
@@ -82,11 +114,75 @@ static struct platform_device *fe_dma_pdev;
 /* The task whose allocations may sleep (module init/exit outside the lock); NULL otherwise. */
 static struct task_struct *fe_sleeper;
 
+/* ------------------------------------------------------------------ lock checks */
+
+/* Lock ranks, in the order they nest (a lock is taken only while holding lower ranks). */
+enum fe_rank { FE_RANK_CTL, FE_RANK_TX, FE_RANK_CHIP };
+static const char *const fe_rank_name[] = { "ctl_lock", "tx_lock", "chip_lock" };
+/* The module's locks this CPU holds, by rank (every lock is taken with BH off and never
+ * across a sleep, so the holder cannot migrate or be interleaved on its CPU). */
+static DEFINE_PER_CPU(unsigned int, fe_held);
+/* Chip lock acquisitions per CPU (what the simulator's lock costs: ethtool -S chip_lock_taken). */
+static DEFINE_PER_CPU(u64, fe_chip_taken);
+static atomic64_t fe_order_violations = ATOMIC64_INIT(0);
+static atomic64_t fe_sleep_violations = ATOMIC64_INIT(0);
+
+static void fe_lock_note(enum fe_rank rank)
+{
+	unsigned int *held = this_cpu_ptr(&fe_held);
+
+	if (*held >> rank) {
+		atomic64_inc(&fe_order_violations);
+		WARN_ONCE(1, DRV_NAME ": lock order: %s taken while holding ranks %#x\n", fe_rank_name[rank], *held);
+	}
+	*held |= 1u << rank;
+}
+
+static void fe_unlock_note(enum fe_rank rank)
+{
+	*this_cpu_ptr(&fe_held) &= ~(1u << rank);
+}
+
+/* Takes `l` of rank `rank` with BH off (the caller may already have it off). */
+static void fe_lock(spinlock_t *l, enum fe_rank rank)
+{
+	spin_lock_bh(l);
+	fe_lock_note(rank);
+}
+
+static void fe_unlock(spinlock_t *l, enum fe_rank rank)
+{
+	fe_unlock_note(rank);
+	spin_unlock_bh(l);
+}
+
+/* Before anything that may sleep: not in softirq/IRQ context, IRQs on, none of our locks held. */
+static void fe_might_sleep(const char *what)
+{
+	if (in_interrupt() || irqs_disabled() || this_cpu_read(fe_held)) {
+		atomic64_inc(&fe_sleep_violations);
+		WARN_ONCE(1, DRV_NAME ": %s may sleep, called in atomic context (held %#x)\n", what,
+			  this_cpu_read(fe_held));
+	}
+}
+
 /* ------------------------------------------------------------------ hooks for the Rust half */
+
+u32 fe_kmod_chip_lock(void *lock)
+{
+	fe_lock(lock, FE_RANK_CHIP);
+	this_cpu_inc(fe_chip_taken);
+	return smp_processor_id();
+}
+
+void fe_kmod_chip_unlock(void *lock)
+{
+	fe_unlock(lock, FE_RANK_CHIP);
+}
 
 static gfp_t fe_gfp(void)
 {
-	if (current == fe_sleeper && !in_interrupt() && !irqs_disabled())
+	if (current == fe_sleeper && !in_interrupt() && !irqs_disabled() && !this_cpu_read(fe_held))
 		return GFP_KERNEL;
 	return GFP_ATOMIC;
 }
@@ -126,17 +222,45 @@ void *fe_kmod_dma_alloc(size_t size, u64 *dma)
 
 	if (!fe_dma_pdev)
 		return NULL;
+	fe_might_sleep("dma_alloc_coherent");
 	cpu = dma_alloc_coherent(&fe_dma_pdev->dev, size, &handle, GFP_KERNEL | __GFP_NOWARN);
 	if (!cpu) {
-		pr_err(DRV_NAME ": dma_alloc_coherent of %zu bytes failed\n", size);
+		pr_info(DRV_NAME ": dma_alloc_coherent of %zu bytes failed\n", size);
 		return NULL;
 	}
 	*dma = handle;
 	return cpu;
 }
 
+/* Pool pages (targets/kmod/src/rxpool.rs): headroom, frame, skb_shared_info in one page. */
+#define FE_RX_HEADROOM 64
+#define FE_RX_TAILROOM 384
+
+bool fe_kmod_dma_pages_ok(const void *cpu, size_t size)
+{
+	size_t off;
+
+	BUILD_BUG_ON(SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) > FE_RX_TAILROOM);
+	BUILD_BUG_ON(NET_SKB_PAD > FE_RX_HEADROOM);
+	if (!virt_addr_valid(cpu) || !PAGE_ALIGNED(cpu))
+		return false;
+	for (off = 0; off < size; off += PAGE_SIZE) {
+		struct page *page = virt_to_page(cpu + off);
+
+		if (page_count(page) != 1 || PageCompound(page))
+			return false;
+	}
+	return true;
+}
+
+bool fe_kmod_page_idle(const void *cpu)
+{
+	return page_count(virt_to_page(cpu)) == 1;
+}
+
 void fe_kmod_dma_free(void *cpu, size_t size, u64 dma)
 {
+	fe_might_sleep("dma_free_coherent");
 	dma_free_coherent(&fe_dma_pdev->dev, size, cpu, dma);
 }
 
@@ -162,10 +286,52 @@ void __noreturn fe_kmod_panic(const char *msg, size_t len)
 	panic(DRV_NAME ": Rust panic: %.*s\n", (int)min_t(size_t, len, 1024), msg);
 }
 
+/*
+ * What a call into Rust that may produce frames passes as `ctx`: NAPI delivers its frames at
+ * once (`direct`, no lock held in the poll); frames produced under the chip lock (the peer
+ * net_devices') wait in `q` until it is released.
+ */
 struct fe_rx_ctx {
 	struct fe_eth *eth;
+	bool direct;
 	struct sk_buff_head q;
 };
+
+/* Bytes of a large frame copied into the skb's linear part (its headers); the rest goes to pages. */
+#define FE_RX_LINEAR 256
+
+/*
+ * A copy of a large frame (a SoftLRO aggregate, up to 64 KiB) as an skb with a small linear
+ * part and the rest in order-0 pages: one linear buffer of the aggregate's size would be a
+ * high-order GFP_ATOMIC allocation per aggregate (order 4-5 for 64 KiB), slow and likely to
+ * fail once memory is fragmented.
+ */
+static struct sk_buff *fe_rx_paged(struct napi_struct *napi, const u8 *data, size_t len)
+{
+	struct sk_buff *skb = napi_alloc_skb(napi, FE_RX_LINEAR);
+	size_t off = min_t(size_t, len, FE_RX_LINEAR);
+
+	if (!skb)
+		return NULL;
+	skb_put_data(skb, data, off);
+	while (off < len) {
+		size_t n = min_t(size_t, len - off, PAGE_SIZE);
+		struct page *page;
+
+		if (skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS)
+			goto fail;
+		page = dev_alloc_page();
+		if (!page)
+			goto fail;
+		memcpy(page_address(page), data + off, n);
+		skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page, 0, n, PAGE_SIZE);
+		off += n;
+	}
+	return skb;
+fail:
+	kfree_skb(skb);
+	return NULL;
+}
 
 void fe_kmod_rx(void *ctx, u8 mac, const u8 *data, size_t len, bool verified, u16 segs, u16 seg_size)
 {
@@ -175,12 +341,17 @@ void fe_kmod_rx(void *ctx, u8 mac, const u8 *data, size_t len, bool verified, u1
 
 	if (!dev)
 		return;
-	skb = napi_alloc_skb(&c->eth->napi, len);
+	if (len > PAGE_SIZE) {
+		skb = fe_rx_paged(&c->eth->napi, data, len);
+	} else {
+		skb = napi_alloc_skb(&c->eth->napi, len);
+		if (skb)
+			skb_put_data(skb, data, len);
+	}
 	if (!skb) {
 		dev->stats.rx_dropped++;
 		return;
 	}
-	skb_put_data(skb, data, len);
 	skb->protocol = eth_type_trans(skb, dev);
 	if (verified)
 		skb->ip_summed = CHECKSUM_UNNECESSARY;
@@ -192,7 +363,47 @@ void fe_kmod_rx(void *ctx, u8 mac, const u8 *data, size_t len, bool verified, u1
 	}
 	dev->stats.rx_packets++;
 	dev->stats.rx_bytes += len;
-	__skb_queue_tail(&c->q, skb);
+	if (!c->direct) {
+		__skb_queue_tail(&c->q, skb);
+	} else if (skb_is_gso(skb)) {
+		/* A SoftLRO aggregate bypasses GRO: what GRO holds goes first, in order. */
+		napi_gro_flush(&c->eth->napi, false);
+		netif_receive_skb(skb);
+	} else {
+		napi_gro_receive(&c->eth->napi, skb);
+	}
+}
+
+/*
+ * A frame the engine wrote into a pool page (zero-copy): an skb over the whole page, the
+ * frame at `headroom`, skb_shared_info at its end; the stack gets a page reference of its own,
+ * which it drops when it frees the skb (or a frag GRO or TCP made of its head), and the pool
+ * reuses the page once only its own reference is left.
+ */
+void fe_kmod_rx_page(void *ctx, u8 mac, void *page, u32 headroom, size_t len, bool verified)
+{
+	struct fe_rx_ctx *c = ctx;
+	struct net_device *dev = mac < ARRAY_SIZE(c->eth->by_mac) ? c->eth->by_mac[mac] : NULL;
+	struct sk_buff *skb;
+
+	if (!dev)
+		return;
+	get_page(virt_to_page(page));
+	skb = napi_build_skb(page, PAGE_SIZE);
+	if (!skb) {
+		put_page(virt_to_page(page));
+		dev->stats.rx_dropped++;
+		return;
+	}
+	skb_reserve(skb, headroom);
+	skb_put(skb, len);
+	skb->protocol = eth_type_trans(skb, dev);
+	if (verified)
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+	skb_record_rx_queue(skb, 0);
+	dev->stats.rx_packets++;
+	dev->stats.rx_bytes += len;
+	napi_gro_receive(&c->eth->napi, skb);
 }
 
 void fe_kmod_peer_rx(void *ctx, u8 mac, const u8 *data, size_t len)
@@ -217,6 +428,12 @@ void fe_kmod_peer_rx(void *ctx, u8 mac, const u8 *data, size_t len)
 
 /* ------------------------------------------------------------------ NAPI and the tick */
 
+static unsigned int fe_cpu_slot(void)
+{
+	return min_t(unsigned int, smp_processor_id(), FE_CPU_SLOTS - 1);
+}
+
+/* Under tx_lock: wake the MACs' queues when the ring has room again. */
 static void fe_wake_queues(struct fe_eth *eth, u32 room)
 {
 	int i;
@@ -228,48 +445,61 @@ static void fe_wake_queues(struct fe_eth *eth, u32 room)
 			netif_wake_queue(eth->ndev[i]);
 }
 
+/* NAPI's TX half: reclaim under the TX lock, and wake the queues if that made room. */
+static void fe_reclaim(struct fe_eth *eth)
+{
+	fe_lock(&eth->tx_lock, FE_RANK_TX);
+	fe_wake_queues(eth, fe_rs_reclaim(eth->rs));
+	fe_unlock(&eth->tx_lock, FE_RANK_TX);
+}
+
+static void fe_deliver_queued(struct fe_rx_ctx *ctx)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(&ctx->q)))
+		netif_receive_skb(skb);
+}
+
 static int fe_napi_poll(struct napi_struct *napi, int budget)
 {
 	struct fe_eth *eth = container_of(napi, struct fe_eth, napi);
-	struct fe_rx_ctx ctx = { .eth = eth };
+	struct fe_rx_ctx ctx = { .eth = eth, .direct = true };
+	struct fe_rx_ctx chip_ctx = { .eth = eth };
 	u64 now = ktime_get_ns(), behind;
-	struct sk_buff *skb;
-	u32 room, done = 0;
+	u32 done = 0;
+	bool zc;
 
 	__skb_queue_head_init(&ctx.q);
-	spin_lock(&eth->lock);
+	__skb_queue_head_init(&chip_ctx.q);
+	atomic_set(&eth->napi_cpu, smp_processor_id() + 1);
+	atomic64_inc(&eth->napi_on_cpu[fe_cpu_slot()]);
+	fe_reclaim(eth);
 	/*
 	 * Drain RX ring 0 first; only an empty ring (a poll under budget) lets simulated time run
 	 * another sub-step, so a sub-step's frames always find the ring's 256 descriptors free.
+	 * Frames go up from inside fe_rs_poll (no lock is held there: a TCP ACK they cause is
+	 * sent on the other MAC under tx_lock, from this softirq).
 	 */
-	room = fe_rs_tx_room(eth->rs);
-	done = fe_rs_poll(eth->rs, budget, &ctx);
+	zc = READ_ONCE(zerocopy);
+	done = fe_rs_poll(eth->rs, budget, &ctx, zc);
 	while (done < budget) {
-		behind = fe_rs_step(eth->rs, now, &room, &ctx);
-		done += fe_rs_poll(eth->rs, budget - done, &ctx);
+		behind = fe_rs_step(eth->rs, now, &chip_ctx);
+		/* What the step sent is reclaimed at once: the next step's pacing sees the TX ring
+		 * idle (and runs the whole way) only with a fresh count. */
+		fe_reclaim(eth);
+		done += fe_rs_poll(eth->rs, budget - done, &ctx, zc);
 		if (!behind)
 			break;
 	}
-	eth->polls++;
-	eth->poll_ns += ktime_get_ns() - now;
-	spin_unlock(&eth->lock);
-	while ((skb = __skb_dequeue(&ctx.q))) {
-		if (skb_is_gso(skb)) {
-			/* A SoftLRO aggregate bypasses GRO: what GRO holds goes first, in order. */
-			napi_gro_flush(napi, false);
-			netif_receive_skb(skb);
-		} else {
-			napi_gro_receive(napi, skb);
-		}
-	}
-	fe_wake_queues(eth, room);
+	atomic64_inc(&eth->polls);
+	atomic64_add(ktime_get_ns() - now, &eth->poll_ns);
+	atomic_set(&eth->napi_cpu, 0);
+	fe_deliver_queued(&chip_ctx);
 	if (done < budget && napi_complete_done(napi, done)) {
 		/* Drained: unmask what the interrupt handler masked (a cause still pending
 		 * raises its line again, and the next tick sees it). */
-		spin_lock(&eth->lock);
-		fe_rs_irq_enable(eth->rs, eth->irq_work);
-		eth->irq_work = 0;
-		spin_unlock(&eth->lock);
+		fe_rs_irq_enable(eth->rs, atomic_xchg(&eth->irq_work, 0));
 	}
 	return min_t(int, done, budget);
 }
@@ -284,17 +514,16 @@ static enum hrtimer_restart fe_tick(struct hrtimer *t)
 {
 	struct fe_eth *eth = container_of(t, struct fe_eth, timer);
 	struct fe_rx_ctx ctx = { .eth = eth };
-	struct sk_buff *skb;
 	u32 work = 0;
 
 	__skb_queue_head_init(&ctx.q);
-	spin_lock(&eth->lock);
-	if (!eth->irq_work)
-		work = eth->irq_work = fe_rs_irq(eth->rs, ktime_get_ns(), &ctx);
-	spin_unlock(&eth->lock);
+	if (!atomic_read(&eth->irq_work)) {
+		work = fe_rs_irq(eth->rs, ktime_get_ns(), &ctx);
+		if (work)
+			atomic_set(&eth->irq_work, work);
+	}
 	/* Frames the peer net_devices received from their MAC's wire. */
-	while ((skb = __skb_dequeue(&ctx.q)))
-		netif_receive_skb(skb);
+	fe_deliver_queued(&ctx);
 	if (work)
 		napi_schedule(&eth->napi);
 	hrtimer_forward_now(t, ns_to_ktime((u64)tick_us * NSEC_PER_USEC));
@@ -326,10 +555,11 @@ static netdev_tx_t fe_start_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct fe_port *p = port_of(dev);
 	struct fe_eth *eth = p->eth;
+	unsigned int packets, bytes, napi_cpu;
 	u16 mss = 0;
 	bool csum;
 	u32 room;
-	int r;
+	int r, i;
 
 	/*
 	 * Runts are padded to 60 bytes here, as the MAC's partner drops them (the simulated MAC,
@@ -345,18 +575,27 @@ static netdev_tx_t fe_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	if (skb_is_gso(skb))
 		mss = skb_shinfo(skb)->gso_size;
 	csum = skb->ip_summed == CHECKSUM_PARTIAL;
-	spin_lock_bh(&eth->lock);
-	r = fe_rs_xmit(eth->rs, p->mac, skb->data, skb->len, mss, csum);
-	room = fe_rs_tx_room(eth->rs);
+	packets = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+	bytes = skb->len;
+	/* BH is off in ndo_start_xmit; fe_lock's spin_lock_bh only nests. */
+	fe_lock(&eth->tx_lock, FE_RANK_TX);
+	napi_cpu = atomic_read(&eth->napi_cpu);
+	if (napi_cpu && napi_cpu - 1 != smp_processor_id())
+		atomic64_inc(&eth->xmit_napi_overlap);
+	atomic64_inc(&eth->xmit_on[fe_cpu_slot()]);
+	r = fe_rs_xmit(eth->rs, p->mac, skb->data, skb->len, mss, csum, &room);
+	/* The MACs share the TX ring: all stop when it runs low; NAPI's reclaim wakes them
+	 * (under this lock, so no wake-up is missed). */
+	if (room < FE_TX_STOP)
+		for (i = 0; i < eth->info.nmacs; i++)
+			netif_stop_queue(eth->ndev[i]);
+	fe_unlock(&eth->tx_lock, FE_RANK_TX);
 	if (r == FE_RS_XMIT_OK) {
-		dev->stats.tx_packets += skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
-		dev->stats.tx_bytes += skb->len;
+		dev->stats.tx_packets += packets;
+		dev->stats.tx_bytes += bytes;
 	} else {
 		dev->stats.tx_dropped++;
 	}
-	spin_unlock_bh(&eth->lock);
-	if (room < FE_TX_STOP)
-		netif_stop_queue(dev);
 	dev_consume_skb_any(skb);
 	return NETDEV_TX_OK;
 drop:
@@ -368,17 +607,66 @@ drop:
 /* The offloads the core applies engine-wide (every MAC shares them). */
 #define FE_SHARED_FEATURES (NETIF_F_RXCSUM | NETIF_F_IP_CSUM | NETIF_F_TSO | NETIF_F_LRO)
 
+/*
+ * Stops every context that uses a handle of the engine (the tick, NAPI, every TX queue) so
+ * that the Rust half may reunite it. Process context (rtnl held); sleeps.
+ */
+static void fe_quiesce(struct fe_eth *eth)
+{
+	int i;
+
+	fe_might_sleep("fe_quiesce");
+	hrtimer_cancel(&eth->timer);
+	napi_disable(&eth->napi);
+	for (i = 0; i < eth->info.nmacs; i++) {
+		netif_tx_disable(eth->ndev[i]);
+		if (eth->peer[i])
+			netif_tx_disable(eth->peer[i]);
+	}
+	/* An xmit that passed its queue check before the stop has left tx_lock after this. */
+	fe_lock(&eth->tx_lock, FE_RANK_TX);
+	fe_unlock(&eth->tx_lock, FE_RANK_TX);
+}
+
+/* Undoes fe_quiesce. */
+static void fe_resume(struct fe_eth *eth)
+{
+	int i;
+
+	napi_enable(&eth->napi);
+	/* NAPI may have stopped with causes masked: unmask them, the next tick sees what is pending. */
+	fe_rs_irq_enable(eth->rs, atomic_xchg(&eth->irq_work, 0));
+	hrtimer_start(&eth->timer, ns_to_ktime((u64)tick_us * NSEC_PER_USEC), HRTIMER_MODE_REL_SOFT);
+	/* The MACs' queues wake as after a reclaim (only with room in the TX ring; else NAPI's
+	 * next reclaim wakes them); the peers' have no ring. */
+	fe_reclaim(eth);
+	for (i = 0; i < eth->info.nmacs; i++)
+		if (eth->peer[i] && netif_running(eth->peer[i]) && netif_carrier_ok(eth->peer[i]))
+			netif_tx_wake_all_queues(eth->peer[i]);
+}
+
 static int fe_set_features(struct net_device *dev, netdev_features_t features)
 {
 	struct fe_eth *eth = port_of(dev)->eth;
+	bool rx = features & NETIF_F_RXCSUM, tx = features & NETIF_F_IP_CSUM;
+	bool tso = features & NETIF_F_TSO, lro = features & NETIF_F_LRO;
 	int i, r;
 
 	if (eth->syncing)
 		return 0;
-	spin_lock_bh(&eth->lock);
-	r = fe_rs_set_features(eth->rs, features & NETIF_F_RXCSUM, features & NETIF_F_IP_CSUM,
-			       features & NETIF_F_TSO, features & NETIF_F_LRO);
-	spin_unlock_bh(&eth->lock);
+	/* From the control handle while TX and NAPI run ... */
+	fe_lock(&eth->ctl_lock, FE_RANK_CTL);
+	r = fe_rs_set_features(eth->rs, rx, tx, tso, lro);
+	fe_unlock(&eth->ctl_lock, FE_RANK_CTL);
+	if (r == FE_RS_FEATURES_NEED_WHOLE) {
+		/* ... or, for hardware LRO on or off, on the whole engine with everything stopped. */
+		fe_quiesce(eth);
+		fe_lock(&eth->ctl_lock, FE_RANK_CTL);
+		r = fe_rs_set_features_whole(eth->rs, rx, tx, tso, lro);
+		fe_unlock(&eth->ctl_lock, FE_RANK_CTL);
+		fe_resume(eth);
+		atomic64_inc(&eth->whole_engine);
+	}
 	if (r)
 		return -EINVAL;
 	netdev_info(dev, "features: rx-checksum %s, tx-checksum %s, tso %s, lro %s (engine-wide)\n",
@@ -430,9 +718,8 @@ static netdev_tx_t fe_peer_xmit(struct sk_buff *skb, struct net_device *dev)
 		dev_kfree_skb_any(skb);
 		return NETDEV_TX_OK;
 	}
-	spin_lock_bh(&p->eth->lock);
+	/* The peer is the far end of a wire: only the chip lock (inside). */
 	fe_rs_peer_send(p->eth->rs, p->mac, skb->data, skb->len);
-	spin_unlock_bh(&p->eth->lock);
 	dev->stats.tx_packets++;
 	dev->stats.tx_bytes += skb->len;
 	dev_consume_skb_any(skb);
@@ -478,9 +765,34 @@ static void fe_get_regs(struct net_device *dev, struct ethtool_regs *regs, void 
 	struct fe_eth *eth = port_of(dev)->eth;
 
 	regs->version = 1;
-	spin_lock_bh(&eth->lock);
+	/* Register reads only: the chip lock, no handle. */
 	fe_rs_regs(eth->rs, port_of(dev)->mac, buf);
-	spin_unlock_bh(&eth->lock);
+}
+
+/* The glue's own counters, after the Rust half's. */
+static const char fe_glue_stat_names[][ETH_GSTRING_LEN] = {
+	"lock_order_violations", "sleep_in_atomic", "chip_lock_taken", "whole_engine_changes",
+	"xmit_while_napi_other_cpu",
+	"xmit_cpu0", "xmit_cpu1", "xmit_cpu2", "xmit_cpu3+",
+	"napi_cpu0", "napi_cpu1", "napi_cpu2", "napi_cpu3+",
+};
+#define FE_GLUE_STATS ARRAY_SIZE(fe_glue_stat_names)
+
+static void fe_glue_stats(struct fe_eth *eth, u64 *v)
+{
+	int i;
+
+	v[0] = atomic64_read(&fe_order_violations);
+	v[1] = atomic64_read(&fe_sleep_violations);
+	v[2] = 0;
+	for_each_possible_cpu(i)
+		v[2] += per_cpu(fe_chip_taken, i);
+	v[3] = atomic64_read(&eth->whole_engine);
+	v[4] = atomic64_read(&eth->xmit_napi_overlap);
+	for (i = 0; i < FE_CPU_SLOTS; i++) {
+		v[5 + i] = atomic64_read(&eth->xmit_on[i]);
+		v[5 + FE_CPU_SLOTS + i] = atomic64_read(&eth->napi_on_cpu[i]);
+	}
 }
 
 static int fe_get_sset_count(struct net_device *dev, int sset)
@@ -490,30 +802,36 @@ static int fe_get_sset_count(struct net_device *dev, int sset)
 
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
-	spin_lock_bh(&eth->lock);
+	fe_lock(&eth->ctl_lock, FE_RANK_CTL);
 	n = fe_rs_stats(eth->rs, port_of(dev)->mac, NULL, NULL, 0);
-	spin_unlock_bh(&eth->lock);
-	return n;
+	fe_unlock(&eth->ctl_lock, FE_RANK_CTL);
+	return n + FE_GLUE_STATS;
 }
 
 static void fe_get_strings(struct net_device *dev, u32 sset, u8 *data)
 {
 	struct fe_eth *eth = port_of(dev)->eth;
+	u32 n;
 
 	if (sset != ETH_SS_STATS)
 		return;
-	spin_lock_bh(&eth->lock);
-	fe_rs_stats(eth->rs, port_of(dev)->mac, (char *)data, NULL, U32_MAX);
-	spin_unlock_bh(&eth->lock);
+	fe_lock(&eth->ctl_lock, FE_RANK_CTL);
+	n = fe_rs_stats(eth->rs, port_of(dev)->mac, NULL, NULL, 0);
+	fe_rs_stats(eth->rs, port_of(dev)->mac, (char *)data, NULL, n);
+	fe_unlock(&eth->ctl_lock, FE_RANK_CTL);
+	memcpy(data + n * ETH_GSTRING_LEN, fe_glue_stat_names, sizeof(fe_glue_stat_names));
 }
 
 static void fe_get_ethtool_stats(struct net_device *dev, struct ethtool_stats *stats, u64 *data)
 {
 	struct fe_eth *eth = port_of(dev)->eth;
+	u32 n = stats->n_stats > FE_GLUE_STATS ? stats->n_stats - FE_GLUE_STATS : 0;
 
-	spin_lock_bh(&eth->lock);
-	fe_rs_stats(eth->rs, port_of(dev)->mac, NULL, data, stats->n_stats);
-	spin_unlock_bh(&eth->lock);
+	fe_lock(&eth->ctl_lock, FE_RANK_CTL);
+	n = min(n, fe_rs_stats(eth->rs, port_of(dev)->mac, NULL, data, n));
+	fe_unlock(&eth->ctl_lock, FE_RANK_CTL);
+	if (stats->n_stats >= n + FE_GLUE_STATS)
+		fe_glue_stats(eth, data + n);
 }
 
 static int fe_get_link_ksettings(struct net_device *dev, struct ethtool_link_ksettings *cmd)
@@ -567,6 +885,7 @@ static struct platform_driver fe_plat_driver = {
 /* ------------------------------------------------------------------ the probe's stack */
 
 /* Calls fn(arg) with the stack pointer at stack_top; interrupts must be off (see below). */
+#if defined(CONFIG_ARM64)
 static noinline void *fe_call_on_stack(void *(*fn)(void *), void *arg, void *stack_top)
 {
 	register void *x0 asm("x0") = arg;
@@ -581,6 +900,25 @@ static noinline void *fe_call_on_stack(void *(*fn)(void *), void *arg, void *sta
 		       "x14", "x15", "x16", "x17", "x18", "x19", "x30", "cc", "memory");
 	return x0;
 }
+#elif defined(CONFIG_X86_64)
+/* The x86_64 build is an experiment (README.md, "x86_64"): the same switch, the call through
+ * the kernel's retpoline-aware CALL_NOSPEC. */
+static noinline void *fe_call_on_stack(void *(*fn)(void *), void *arg, void *stack_top)
+{
+	void *ret;
+
+	asm volatile("mov %%rsp, %%rbx\n\t"
+		     "mov %[top], %%rsp\n\t"
+		     CALL_NOSPEC
+		     "mov %%rbx, %%rsp"
+		     : "=a"(ret), "+D"(arg)
+		     : [top] "r"(stack_top), [thunk_target] "r"(fn)
+		     : "rbx", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "cc", "memory");
+	return ret;
+}
+#else
+#error "fe_eth: no stack switch for this architecture"
+#endif
 
 /*
  * Runs fn(arg) on a separate 128 KiB stack. Interrupts stay off meanwhile: arm64's entry code
@@ -609,9 +947,12 @@ static void fe_teardown(struct fe_eth *eth)
 {
 	int i;
 	s64 leaked;
+	u64 polls;
 
 	/* No more polls (so no more frames for the net_devices), then the net_devices go. */
-	hrtimer_cancel(&eth->timer);
+	fe_might_sleep("fe_teardown");
+	if (eth->timer_on)
+		hrtimer_cancel(&eth->timer);
 	/* A NAPI context that was never enabled must not be disabled (it would wait forever). */
 	if (eth->napi_on)
 		napi_disable(&eth->napi);
@@ -622,11 +963,13 @@ static void fe_teardown(struct fe_eth *eth)
 		if (eth->peer[i] && eth->peer[i]->reg_state == NETREG_REGISTERED)
 			unregister_netdev(eth->peer[i]);
 	}
-	spin_lock_bh(&eth->lock);
+	/* Nothing runs now: the whole engine closes. */
 	leaked = fe_rs_close(eth->rs);
-	spin_unlock_bh(&eth->lock);
-	pr_info(DRV_NAME ": closed: %lld buffers left with the engine; %llu NAPI polls, %llu ns each on average\n",
-		leaked, eth->polls, eth->polls ? div64_u64(eth->poll_ns, eth->polls) : 0);
+	polls = atomic64_read(&eth->polls);
+	pr_info(DRV_NAME ": closed: %lld buffers left with the engine; %llu NAPI polls, %llu ns each on average; "
+		"lock order violations %lld, sleeps in atomic context %lld\n",
+		leaked, polls, polls ? div64_u64(atomic64_read(&eth->poll_ns), polls) : 0,
+		atomic64_read(&fe_order_violations), atomic64_read(&fe_sleep_violations));
 	fe_sleeper = current;
 	fe_rs_destroy(eth->rs);
 	fe_sleeper = NULL;
@@ -654,16 +997,27 @@ static int __init fe_init(void)
 	err = dma_coerce_mask_and_coherent(&fe_dma_pdev->dev, DMA_BIT_MASK(32));
 	if (err)
 		goto no_eth;
+	/*
+	 * The simulated engine's DMA is the CPU's own copy, so the device is cache-coherent: its
+	 * coherent memory then lies in the linear map (no uncached remap), and from CMA it is made
+	 * of pages with a reference count each, which zero-copy receive hands to the stack.
+	 */
+#if defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_DEVICE) || defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_CPU) || \
+	defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_CPU_ALL)
+	fe_dma_pdev->dev.dma_coherent = true;
+#endif
 	eth = kzalloc(sizeof(*eth), GFP_KERNEL);
 	if (!eth) {
 		err = -ENOMEM;
 		goto no_eth;
 	}
-	spin_lock_init(&eth->lock);
+	spin_lock_init(&eth->ctl_lock);
+	spin_lock_init(&eth->tx_lock);
+	spin_lock_init(&eth->chip_lock);
 	/* Probe and build on the big stack; allocate and open on ours (see fe_on_big_stack). */
 	probed = fe_on_big_stack(fe_rs_probe, &arg);
 	fe_sleeper = current;
-	build = fe_rs_prepare(probed, board, strlen(board));
+	build = fe_rs_prepare(probed, board, strlen(board), &eth->chip_lock);
 	fe_sleeper = NULL;
 	if (build && fe_on_big_stack(fe_rs_build, build) == build) {
 		fe_sleeper = current;
@@ -720,12 +1074,11 @@ static int __init fe_init(void)
 		eth->peer_by_mac[eth->info.mac[i]] = dev;
 	}
 	fe = eth;
-	spin_lock_bh(&eth->lock);
 	fe_rs_start(eth->rs, ktime_get_ns());
-	spin_unlock_bh(&eth->lock);
 	napi_enable(&eth->napi);
 	eth->napi_on = true;
 	hrtimer_start(&eth->timer, ns_to_ktime((u64)tick_us * NSEC_PER_USEC), HRTIMER_MODE_REL_SOFT);
+	eth->timer_on = true;
 	for (i = 0; i < eth->info.nmacs; i++) {
 		struct net_device *dev = eth->ndev[i];
 

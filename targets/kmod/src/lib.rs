@@ -11,7 +11,9 @@
 
 extern crate alloc;
 
+pub mod chip;
 pub mod dev;
+pub mod rxpool;
 
 use core::alloc::{GlobalAlloc, Layout};
 use core::fmt::{self, Write as _};
