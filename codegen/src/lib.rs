@@ -11,12 +11,14 @@
 pub mod ast;
 pub mod caps;
 pub mod codegen_model;
+pub mod doc;
 pub mod dump;
 pub mod emit;
 pub mod load;
 pub mod model;
 pub mod resolve;
 pub mod source;
+pub mod svd;
 pub mod validate;
 
 pub use emit::{Generated, InvalidRust, generate};
