@@ -172,6 +172,7 @@ mod tests {
 
     const MAP: &str = "
 name: t
+abstract: true
 description: test & <map>
 spaces:
   fe:
@@ -183,10 +184,13 @@ spaces:
           cfg:
             offset: 0x4
             access: rw
-            reset: 0x3
+            reset: 0x5
             fields:
               en: {bits: 0, description: enable}
               mode: {bits: '3:2', enum: {slow: 0, fast: 1}}
+      irq:
+        base: 0x200
+        registers:
           sta:
             offset: 0x8
             access: w1c
@@ -205,7 +209,7 @@ spaces:
             "<name>sta[%s]</name>",
             "<dim>4</dim>",
             "<modifiedWriteValues>oneToClear</modifiedWriteValues>",
-            "<resetValue>0x00000003</resetValue>",
+            "<resetValue>0x00000005</resetValue>",
             "<bitOffset>2</bitOffset>",
             "<name>fast</name>",
             "test &amp; &lt;map&gt;",
