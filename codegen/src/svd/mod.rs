@@ -84,9 +84,17 @@ fn register(out: &mut String, r: &Register) {
     let _ = writeln!(out, "{i}  <name>{}</name>", x(&name));
     description(out, &format!("{i}  "), &r.description, &r.name.value);
     let _ = writeln!(out, "{i}  <addressOffset>0x{:x}</addressOffset>", r.offset.value);
+    // Schema order: size, access, resetValue, then modifiedWriteValues and readAction.
+    let (acc, mwv, ra) = access(r.access.value);
     let _ = writeln!(out, "{i}  <size>32</size>");
-    access_xml(out, &format!("{i}  "), r.access.value);
+    let _ = writeln!(out, "{i}  <access>{acc}</access>");
     let _ = writeln!(out, "{i}  <resetValue>0x{:08x}</resetValue>", r.reset.value);
+    if let Some(m) = mwv {
+        let _ = writeln!(out, "{i}  <modifiedWriteValues>{m}</modifiedWriteValues>");
+    }
+    if let Some(r) = ra {
+        let _ = writeln!(out, "{i}  <readAction>{r}</readAction>");
+    }
     if !r.fields.is_empty() {
         let _ = writeln!(out, "{i}  <fields>");
         let mut fields: Vec<&Field> = r.fields.iter().collect();
