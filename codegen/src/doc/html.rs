@@ -34,7 +34,7 @@ code,.mono{font-family:ui-monospace,monospace;font-size:0.92em}\
 table{border-collapse:collapse;margin:0.4rem 0;font-size:0.92rem}\
 th,td{border:1px solid #ccc;padding:0.2rem 0.45rem;text-align:left;vertical-align:top}\
 th{background:#f1f1f1}\
-svg.bits{width:100%;max-width:46rem;height:auto;display:block;margin:0.3rem 0}\
+svg.bits{width:100%;min-width:34rem;max-width:46rem;height:auto;display:block;margin:0.3rem 0}\
 .src{font-size:0.8rem;color:#555;white-space:nowrap}\
 .src a{color:#555}\
 nav ul{padding-left:1.2rem}\

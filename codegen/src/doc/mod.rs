@@ -359,7 +359,12 @@ fn register(b: &mut String, s: &Space, bl: &Block, r: &Register, links: &Links) 
             access: Some(f.access(r).keyword()),
         })
         .collect();
-    b.push_str(&svg::word(&format!("{}.{} bit fields", bl.name.value, r.name.value), &segs));
+    // Scrolls sideways on a phone rather than shrinking the labels out of legibility.
+    let _ = write!(
+        b,
+        "<div class=\"scroll\">{}</div>",
+        svg::word(&format!("{}.{} bit fields", bl.name.value, r.name.value), &segs)
+    );
     if fields.is_empty() {
         b.push_str("<p>No fields: the register is one 32-bit value.</p></section>\n");
         return;
@@ -417,7 +422,7 @@ fn descriptor(b: &mut String, d: &Descriptor, links: &Links) {
             .iter()
             .map(|f| svg::Seg { name: &f.name.value, lsb: f.bits.value.lsb, width: f.bits.value.width, access: None })
             .collect();
-        b.push_str(&svg::word(&format!("{} word {w}", d.name.value), &segs));
+        let _ = write!(b, "<div class=\"scroll\">{}</div>", svg::word(&format!("{} word {w}", d.name.value), &segs));
         if fields.is_empty() {
             b.push_str("<p>No fields in this word (reserved or written whole).</p></section>\n");
             continue;
