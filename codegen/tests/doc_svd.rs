@@ -110,3 +110,45 @@ fn svd_has_every_register_of_every_soc() {
         );
     }
 }
+
+fn ddgen(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ddgen")).args(args).output().expect("run ddgen");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn bad_arguments_are_clear_errors() {
+    let (code, _, err) = ddgen(&["svd", "no-such-map"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no map named `no-such-map`; known maps:"), "{err}");
+    let soc = bundled().socs().next().map(|(m, _)| m.name.value.clone()).expect("a SoC");
+    let (code, _, err) = ddgen(&["svd", &soc, "--base", "nospace=0x1000"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("has no space `nospace`"), "{err}");
+    let (code, _, err) = ddgen(&["svd", &soc, "--base", "fe=zz"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("expected SPACE=ADDR"), "{err}");
+    let (code, _, err) = ddgen(&["doc", "-o", "/dev/null/site"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("cannot create /dev/null/site"), "{err}");
+    let dir = std::env::temp_dir().join(format!("ddgen-doc-test-{}", std::process::id()));
+    let (code, _, err) =
+        ddgen(&["doc", "-o", dir.to_str().unwrap(), "--diagram", &format!("{soc}:no.such.register=x.svg")]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("has no register `no.such.register`"), "{err}");
+}
+
+#[test]
+fn svd_base_addresses_move_the_peripherals() {
+    let p = bundled();
+    let (m, _) = p.socs().next().expect("a SoC");
+    let space = &m.spaces[0];
+    let block = &space.blocks[0];
+    let svd = ddgen::svd::to_svd(m, &HashMap::from([(space.name.value.clone(), 0x1000_0000)]));
+    assert!(svd.contains(&format!("<baseAddress>0x{:08x}</baseAddress>", 0x1000_0000 + block.base.value)), "{svd}");
+}
