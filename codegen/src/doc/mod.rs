@@ -277,7 +277,13 @@ fn array_text(a: &Option<crate::model::Array>) -> String {
 }
 
 fn space(b: &mut String, s: &Space, links: &Links) {
-    let _ = writeln!(b, "<h2 id=\"s-{}\">Space <code>{}</code></h2>", ident(&s.name), esc(&s.name));
+    let _ = writeln!(
+        b,
+        "<h2 id=\"s-{}\">Space <code>{}</code> {}</h2>",
+        ident(&s.name),
+        esc(&s.name),
+        links.at(s.name.span)
+    );
     if !s.description.is_empty() {
         let _ = writeln!(b, "<p>{}</p>", esc(&s.description));
     }
