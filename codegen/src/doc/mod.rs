@@ -257,6 +257,15 @@ fn map_page(p: &Project, i: usize, links: &Links) -> String {
         }
         b += "</table></div>\n";
     }
+    // Anything else `ddgen dump --json` reports about the map (sections added to the model later)
+    // is shown as it is, so the reference never silently lacks it.
+    let dump = crate::dump::to_json(m, p.caps[i].as_ref());
+    if let Some(o) = dump.as_object() {
+        const SHOWN: [&str; 7] = ["soc", "abstract", "extends", "compatible", "capabilities", "spaces", "descriptors"];
+        for (k, v) in o.iter().filter(|(k, v)| !SHOWN.contains(&k.as_str()) && !v.is_null()) {
+            let _ = writeln!(b, "<h2 id=\"x-{}\">{}</h2>\n{}", ident(k), esc(k), html::json(v));
+        }
+    }
     for s in &m.spaces {
         space(&mut b, s, links);
     }
