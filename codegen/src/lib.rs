@@ -4,6 +4,35 @@
 //! `validate` (one rule per pass) -> `caps` (check capabilities) -> `emit` (Rust via `quote`,
 //! printed with `prettyplease`). Every error is a [`Diagnostic`] that names file, line and column.
 //! The language is documented in `regs/README.md`.
+//!
+//! ```
+//! // A map from memory (files go through `ddgen::load`); `abstract` skips the SoC checks.
+//! let yaml = "
+//! name: demo
+//! abstract: true
+//! spaces:
+//!   fe:
+//!     blocks:
+//!       pdma:
+//!         base: 0x800
+//!         registers:
+//!           glo_cfg:
+//!             offset: 0x204
+//!             access: rw
+//!             fields:
+//!               tx_dma_en: {bits: 0, description: TX DMA on}
+//!               burst: {bits: '5:4', enum: {b4: 0, b8: 1, b16: 2}}
+//! ";
+//! let project = ddgen::load_texts(&[("demo.yaml", yaml)]).map_err(|r| r.render()).unwrap();
+//! let map = project.map("demo").unwrap();
+//! let (_, block, reg) = map.find_register("fe.pdma.glo_cfg").unwrap();
+//! assert_eq!(block.base.value + reg.offset.value, 0xa04);
+//! // The same model as CMSIS-SVD and as a bitfield diagram.
+//! let svd = ddgen::svd::to_svd(map, &Default::default());
+//! assert!(svd.contains("<name>burst</name>") && svd.contains("<name>b16</name>"));
+//! let svg = ddgen::doc::register_svg(map, "fe.pdma.glo_cfg").unwrap();
+//! assert!(svg.contains("tx_dma_en"));
+//! ```
 
 // Diagnostics are returned by value on the (cold) error path; boxing them buys nothing.
 #![allow(clippy::result_large_err)]
@@ -11,12 +40,14 @@
 pub mod ast;
 pub mod caps;
 pub mod codegen_model;
+pub mod doc;
 pub mod dump;
 pub mod emit;
 pub mod load;
 pub mod model;
 pub mod resolve;
 pub mod source;
+pub mod svd;
 pub mod validate;
 
 pub use emit::{Generated, InvalidRust, generate};

@@ -44,6 +44,31 @@ enum Command {
         /// A SoC name from the bundled maps (`mt7621`), or a YAML file (its directory is loaded for `extends`).
         soc_or_file: String,
     },
+    /// Write a static HTML register reference (index, one page per map, SoC diff page).
+    Doc {
+        /// YAML files (default: the bundled ones).
+        files: Vec<PathBuf>,
+        /// Output directory (created if missing).
+        #[arg(short, long, required = true)]
+        out: PathBuf,
+        /// Link sources to `URL/<path>#L<line>` instead of relative to the output directory.
+        #[arg(long, value_name = "URL")]
+        source_url: Option<String>,
+        /// Also write one register's diagram as a stand-alone SVG: `MAP:space.block.register=FILE`.
+        #[arg(long, value_name = "MAP:REGISTER=FILE")]
+        diagram: Vec<String>,
+    },
+    /// Write one map as CMSIS-SVD.
+    Svd {
+        /// A SoC name from the bundled maps (`mt7621`), or a YAML file (its directory is loaded for `extends`).
+        soc_or_file: String,
+        /// Output file (default: standard output).
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+        /// Base address of an address space (`fe=0x1e100000`); spaces not given start at 0.
+        #[arg(long, value_name = "SPACE=ADDR")]
+        base: Vec<String>,
+    },
     /// Check and generate, then print a table of the SoCs (the default command).
     Summary {
         /// YAML files.
@@ -178,32 +203,71 @@ fn run(cmd: Command) -> Result<(), ExitCode> {
             }
         }
         Command::Dump { json: _, soc_or_file } => {
-            let path = Path::new(&soc_or_file);
-            let (files, wanted) = if path.is_file() {
-                let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-                let mut files = ddgen::yaml_files(dir).map_err(usage)?;
-                if !files.iter().any(|f| f.file_name() == path.file_name()) {
-                    files.push(path.to_path_buf());
-                }
-                (files, None)
-            } else {
-                (bundled_files().map_err(usage)?, Some(soc_or_file.clone()))
-            };
-            let p = load(&files)?;
-            let found = p.maps.iter().zip(&p.caps).find(|(m, _)| match &wanted {
-                Some(name) => m.name.value == *name,
-                None => p.sources.path(m.file).file_name() == path.file_name(),
-            });
-            let Some((m, c)) = found else {
-                let names: Vec<&str> = p.maps.iter().map(|m| m.name.value.as_str()).collect();
-                return Err(usage(format!("no map named `{soc_or_file}`; known maps: {}", names.join(", "))));
-            };
+            let (p, i) = load_one(&soc_or_file)?;
+            let (m, c) = (&p.maps[i], &p.caps[i]);
             let v = ddgen::dump::to_json(m, c.as_ref());
             let json = serde_json::to_string_pretty(&v).map_err(|e| {
                 eprintln!("error: cannot print the map as JSON: {e}");
                 ExitCode::from(1)
             })?;
             print_out(&format!("{json}\n"))
+        }
+        Command::Doc { files, out, source_url, diagram } => {
+            let files = files_or_bundled(files).map_err(usage)?;
+            let p = load(&files)?;
+            print_warnings(&p);
+            let fail = |e: String| {
+                eprintln!("error: {e}");
+                ExitCode::from(1)
+            };
+            let written = ddgen::doc::write(&p, &out, source_url.as_deref()).map_err(fail)?;
+            for d in &diagram {
+                let (what, file) =
+                    d.split_once('=').ok_or_else(|| usage(format!("--diagram `{d}`: expected MAP:REGISTER=FILE")))?;
+                let (map, reg) = what
+                    .split_once(':')
+                    .ok_or_else(|| usage(format!("--diagram `{d}`: expected MAP:REGISTER=FILE")))?;
+                let m = p.map(map).ok_or_else(|| usage(format!("--diagram `{d}`: no map named `{map}`")))?;
+                let svg = ddgen::doc::register_svg(m, reg).ok_or_else(|| {
+                    usage(format!("--diagram `{d}`: `{map}` has no register `{reg}` (space.block.register)"))
+                })?;
+                write_file(Path::new(file), &svg).map_err(fail)?;
+            }
+            print_out(&format!("wrote {} page(s) to {}\n", written.len(), out.display()))
+        }
+        Command::Svd { soc_or_file, out, base } => {
+            let mut bases = std::collections::HashMap::new();
+            for b in &base {
+                let parsed = b.split_once('=').and_then(|(s, a)| {
+                    let a = a.trim();
+                    let v = match a.strip_prefix("0x").or_else(|| a.strip_prefix("0X")) {
+                        Some(h) => u64::from_str_radix(h, 16).ok(),
+                        None => a.parse().ok(),
+                    };
+                    v.map(|v| (s.to_string(), v))
+                });
+                let (s, v) =
+                    parsed.ok_or_else(|| usage(format!("--base `{b}`: expected SPACE=ADDR (0x... or decimal)")))?;
+                bases.insert(s, v);
+            }
+            let (p, i) = load_one(&soc_or_file)?;
+            let m = &p.maps[i];
+            if let Some(unknown) = bases.keys().find(|s| !m.spaces.iter().any(|x| x.name.value == **s)) {
+                let names: Vec<&str> = m.spaces.iter().map(|s| s.name.value.as_str()).collect();
+                return Err(usage(format!(
+                    "--base: `{}` has no space `{unknown}`; its spaces: {}",
+                    m.name.value,
+                    names.join(", ")
+                )));
+            }
+            let text = ddgen::svd::to_svd(m, &bases);
+            match out {
+                Some(path) => write_file(&path, &text).map_err(|e| {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }),
+                None => print_out(&text),
+            }
         }
         Command::Summary { files } => {
             let files = files_or_bundled(files).map_err(usage)?;
@@ -213,6 +277,32 @@ fn run(cmd: Command) -> Result<(), ExitCode> {
             print_out(&summary(&p, &g))
         }
     }
+}
+
+/// Loads the map `soc_or_file` names: a bundled SoC, or a YAML file loaded with the other maps
+/// of its directory (for `extends`). Returns the project and the map's index in it.
+fn load_one(soc_or_file: &str) -> Result<(Project, usize), ExitCode> {
+    let path = Path::new(soc_or_file);
+    let (files, wanted) = if path.is_file() {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let mut files = ddgen::yaml_files(dir).map_err(usage)?;
+        if !files.iter().any(|f| f.file_name() == path.file_name()) {
+            files.push(path.to_path_buf());
+        }
+        (files, None)
+    } else {
+        (bundled_files().map_err(usage)?, Some(soc_or_file))
+    };
+    let p = load(&files)?;
+    let found = p.maps.iter().position(|m| match wanted {
+        Some(name) => m.name.value == name,
+        None => p.sources.path(m.file).file_name() == path.file_name(),
+    });
+    let Some(i) = found else {
+        let names: Vec<&str> = p.maps.iter().map(|m| m.name.value.as_str()).collect();
+        return Err(usage(format!("no map named `{soc_or_file}`; known maps: {}", names.join(", "))));
+    };
+    Ok((p, i))
 }
 
 /// Generates the project's Rust; output that does not parse is an error, never written.

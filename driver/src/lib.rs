@@ -7,6 +7,24 @@
 //! sending with [`eth::Eth::xmit`] and receiving with [`eth::Eth::poll`]. A kernel that runs
 //! TX, NAPI, the interrupt handler and ethtool concurrently splits it into handles
 //! ([`Eth::split`]: [`EthTx`], [`EthRx`], [`EthIrq`], [`EthCtl`]).
+//!
+//! Bring-up starts from the device tree the boot loader hands over; what the driver cannot use
+//! is an error naming the node and property, never a panic:
+//!
+//! ```
+//! # #[cfg(feature = "fdt")] {
+//! fn bring_up(dtb: &[u8]) -> Result<(), String> {
+//!     let board = fe_driver::dt::probe(dtb).map_err(|e| format!("device tree: {e}"))?;
+//!     // Every per-SoC fact is data from regs/*.yaml: no SoC name in the driver.
+//!     let soc = board.soc;
+//!     println!("{}: {} TX queues, {} MAC(s) enabled", soc.name, soc.caps.tx_queues, board.enabled_macs().count());
+//!     // Then `Eth::new(&board, platform)?` and `open()` with the platform's register and DMA access.
+//!     Ok(())
+//! }
+//! let err = bring_up(b"not a flattened device tree").unwrap_err();
+//! assert!(err.starts_with("device tree: "), "{err}");
+//! # }
+//! ```
 
 #![no_std]
 #![deny(missing_docs)]
