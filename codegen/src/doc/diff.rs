@@ -194,6 +194,27 @@ fn compare(p: &Project, base: &Map, m: &Map, links: &Links) -> Vec<Row> {
         let this = mv.map(json).unwrap_or_else(|| "—".into());
         rows.push(Row { class, kind: "capability", path, base: bs, this, src });
     }
+    // Any other top-level section of the dump JSON, compared as a whole.
+    let dump = |x: &Map| {
+        let i = p.maps.iter().position(|y| y.name.value == x.name.value);
+        crate::dump::to_json(x, i.and_then(|i| p.caps[i].as_ref()))
+    };
+    let (bd, md) = (dump(base), dump(m));
+    const COMPARED: [&str; 7] = ["soc", "abstract", "extends", "compatible", "capabilities", "spaces", "descriptors"];
+    let mut extra: Vec<&String> = bd.as_object().into_iter().chain(md.as_object()).flat_map(|o| o.keys()).collect();
+    extra.sort();
+    extra.dedup();
+    for k in extra.into_iter().filter(|k| !COMPARED.contains(&k.as_str())) {
+        let (bv, mv) = (bd.get(k).filter(|v| !v.is_null()), md.get(k).filter(|v| !v.is_null()));
+        let class = match (bv, mv) {
+            (Some(b), Some(x)) if b != x => "overridden",
+            (None, Some(_)) => "added",
+            (Some(_), None) => "removed",
+            _ => continue,
+        };
+        let show = |v: Option<&serde_json::Value>| v.map(json).unwrap_or_else(|| "—".into());
+        rows.push(Row { class, kind: "section", path: k.clone(), base: show(bv), this: show(mv), src: String::new() });
+    }
     rows
 }
 
