@@ -191,6 +191,9 @@ impl<P: Platform> Eth<P> {
     /// A driver for the frame engine `board` describes (its SoC, MACs and switch ports), on
     /// platform `p`. Allocates every ring and buffer now (nothing is allocated later); the
     /// engine is untouched until [`Eth::open`].
+    // Never inlined: the caller's slot is then the one place the driver is built (inlined into a
+    // caller that writes the result to the heap, it was built on that caller's stack first).
+    #[inline(never)]
     pub fn new(board: &Board<'_>, p: P) -> Result<Self, EthError> {
         let soc = board.soc;
         let (tx_layout, rx_layout) = (soc.caps.tx_descriptor, soc.caps.rx_descriptor);

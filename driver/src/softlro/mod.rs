@@ -63,6 +63,7 @@ impl<'a> SoftLro<'a> {
     /// (headers + payload), so the largest aggregate is min(slot size, Ethernet header +
     /// [`MAX_IP_LEN`]): slots of [`SLOT_SIZE`] bytes hold any. No allocation ever; with no room
     /// every frame passes through.
+    #[inline(never)]
     pub fn new(storage: &'a mut [u8], flows: usize) -> Self {
         SoftLro {
             table: Table::new(storage, flows),

@@ -137,6 +137,8 @@ impl Flow {
 }
 
 /// The slots and their metadata.
+const FREE_FLOWS: [Flow; MAX_FLOWS] = [Flow::FREE; MAX_FLOWS];
+
 pub(crate) struct Table<'a> {
     storage: &'a mut [u8],
     /// Bytes per slot.
@@ -160,7 +162,7 @@ impl<'a> Table<'a> {
     pub(crate) fn new(storage: &'a mut [u8], flows: usize) -> Self {
         let n = flows.min(MAX_FLOWS);
         let slot_size = storage.len().checked_div(n).unwrap_or(0);
-        Table { storage, slot_size, n, flows: [Flow::FREE; MAX_FLOWS], held: 0, mru: 0, clock: 0, now: 0 }
+        Table { storage, slot_size, n, flows: FREE_FLOWS, held: 0, mru: 0, clock: 0, now: 0 }
     }
 
     /// Slot `i`'s metadata and bytes together.
