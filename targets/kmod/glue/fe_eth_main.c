@@ -1023,6 +1023,9 @@ static int __init fe_init(void)
 		fe_sleeper = current;
 		eth->rs = fe_rs_create(build, &eth->info);
 		fe_sleeper = NULL;
+	} else if (build) {
+		/* No memory for the big stack: give back what fe_rs_prepare took. */
+		fe_rs_discard(build);
 	}
 	if (!eth->rs) {
 		kfree(eth);

@@ -471,6 +471,36 @@ pub unsafe extern "C" fn fe_rs_build(build: *mut c_void) -> *mut c_void {
     build
 }
 
+/// Frees `build` (from [`fe_rs_prepare`]) when [`fe_rs_build`] could not run on it (the glue
+/// found no memory for its stack): the simulator, the pool, the DMA region, SoftLRO's storage and
+/// the empty slots. Nothing was built in the slots, so nothing in them is dropped.
+///
+/// # Safety
+/// `build` comes from [`fe_rs_prepare`], did not go through [`fe_rs_build`], and is not used
+/// again.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fe_rs_discard(build: *mut FeRsBuild) {
+    if build.is_null() {
+        return;
+    }
+    // SAFETY: caller's contract: every pointer in `build` is ours; the slots are uninitialised
+    // boxes (freed without dropping a value); the simulator, which borrows the DMA region and
+    // the pool, goes before them.
+    unsafe {
+        let b = Box::from_raw(build);
+        let FeRsBuild { probed, sim, pool, dma, eth_slot, lro_storage, lro_slot, .. } = *b;
+        drop(Box::from_raw(eth_slot));
+        drop(Box::from_raw(lro_slot));
+        drop(Box::from_raw(lro_storage));
+        drop(Box::from_raw(sim));
+        if !pool.is_null() {
+            drop(Box::from_raw(pool));
+        }
+        dma.free();
+        drop(probed);
+    }
+}
+
 /// Creates the engine from `build` (taken over and freed; [`fe_rs_build`] has run on it):
 /// `open`, links up, wires paired, the engine split into its handles; fills `info`. Null on
 /// failure (the reason is in the kernel log; everything is freed).
