@@ -59,12 +59,12 @@ impl Clock for SimPlatform<'_> {
 
 impl<'a> Platform for SimPlatform<'a> {
     type Fe = SimBus<'a>;
-    type Ethsys = SimBus<'a>;
+    type Syscon = SimBus<'a>;
     fn fe(&self) -> SimBus<'a> {
         self.0.fe()
     }
-    fn ethsys(&self) -> SimBus<'a> {
-        self.0.ethsys()
+    fn syscon(&self, space: fe_regs::Space) -> Option<SimBus<'a>> {
+        self.0.space(space)
     }
 }
 

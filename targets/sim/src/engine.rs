@@ -231,6 +231,14 @@ impl Sim {
         SimBus { sim: self, space: Space::Ethsys }
     }
 
+    /// The bus of any space of the SoC (frame engine or a syscon), `None` for a space the SoC's
+    /// map does not have.
+    #[must_use]
+    pub fn space(&self, space: Space) -> Option<SimBus<'_>> {
+        let soc = self.inner.borrow().soc;
+        soc.registers.iter().any(|r| r.space == space).then_some(SimBus { sim: self, space })
+    }
+
     /// Current simulated time in nanoseconds.
     #[must_use]
     pub fn now(&self) -> u64 {
