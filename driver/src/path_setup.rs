@@ -29,25 +29,10 @@ pub fn plan(soc: &'static SocInfo, mac: u8, mode: &str) -> Result<&'static PathS
         .ok_or(EthError::Unsupported("the SoC's data has no path setup for a MAC's phy mode"))
 }
 
-/// Why the board needs `space`, if it does: the first capability or enabled MAC's path setup
-/// that writes to it.
+/// Why the board needs `space`, if it does ([`Board::needs`]).
 #[must_use]
 pub fn needs(board: &Board<'_>, space: Space) -> Option<Need> {
-    let c = &board.soc.caps;
-    for (name, s) in [
-        ("cold_reset", c.cold_reset.reg.space),
-        ("rx_checksum", c.rx_checksum.reg.space),
-        ("shaper", c.shaper.reg.space),
-    ] {
-        if s == space {
-            return Some(Need::Capability(name));
-        }
-    }
-    board.enabled_macs().find_map(|m| {
-        let mode = interface(board.soc, m.id, m.phy_mode)?;
-        let p = c.path_setup_for(m.id, mode)?;
-        p.writes.iter().any(|w| w.space == space).then_some(Need::Path { mac: m.id, mode })
-    })
+    board.needs(space)
 }
 
 /// Checks that the platform has a bus for every space the board needs (`Eth::new`).

@@ -16,6 +16,9 @@ impl Sim {
     pub fn for_board(board: &Board<'_>) -> Self {
         let sim = Sim::new(board.soc);
         sim.place_fe(board.reg.base, board.reg.size);
+        for m in board.enabled_macs() {
+            sim.wire_interface(usize::from(m.id), Some(m.phy_mode));
+        }
         sim
     }
 }
