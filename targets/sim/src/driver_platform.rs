@@ -11,7 +11,9 @@ use fe_driver::platform::{Clock, DmaError, DmaMemory, Platform, RxPool};
 
 impl Sim {
     /// The frame engine of `board`'s SoC, its register window placed where the board's device
-    /// tree says ([`Sim::place_fe`]), so that SRAM rings are found at their physical address.
+    /// tree says ([`Sim::place_fe`]), so that SRAM rings are found at their physical address,
+    /// and each enabled MAC wired to its `phy-mode` ([`Sim::wire_interface`]): it carries frames
+    /// only once its path is set up.
     #[must_use]
     pub fn for_board(board: &Board<'_>) -> Self {
         let sim = Sim::new(board.soc);
