@@ -82,7 +82,13 @@ fn reg_map_offsets(info: &SocInfo) -> Vec<(&'static str, u32)> {
         ("mdio.ppsc", fe.mdio.ppsc.offset()),
         ("mdio.phy_iac", fe.mdio.phy_iac.offset()),
         ("ethsys.rstctrl", info.ethsys.sys.rstctrl.offset()),
-        ("ethsys.syscfg0", info.ethsys.sys.syscfg0.offset()),
+        // One register at 0x14, in the v1 (shared SGMII field) or the v2 (bit per MAC) layout.
+        (
+            "ethsys.syscfg0",
+            (info.ethsys.sys.syscfg0.map(|r| r.offset()))
+                .or(info.ethsys.sys.syscfg0_v2.map(|r| r.offset()))
+                .expect("SYSCFG0 in one layout"),
+        ),
         ("ethsys.clkcfg0", info.ethsys.sys.clkcfg0.offset()),
         ("ethsys.dma_ag_map", info.ethsys.sys.dma_ag_map.offset()),
         ("ethsys.fe_rst_chk_idle_en", info.ethsys.sys.fe_rst_chk_idle_en.offset()),

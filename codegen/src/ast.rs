@@ -171,9 +171,23 @@ pub struct File {
 pub struct Space {
     /// Human description.
     pub description: Option<String>,
+    /// Where the device tree says this space is (inherited through `extends` when absent).
+    pub dt: Option<Spanned<SpaceDt>>,
     /// Blocks by name.
     #[serde(default)]
     pub blocks: Named<Block>,
+}
+
+/// How the device tree locates a space: `property: reg` is the Ethernet node's own `reg`; any
+/// other property is a phandle list on the Ethernet node naming a syscon node, whose `reg` is
+/// the space (`index` picks the phandle, default 0).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpaceDt {
+    /// `reg`, or a phandle property of the Ethernet node (`mediatek,ethsys`).
+    pub property: Spanned<String>,
+    /// Which phandle of the property's list (default 0).
+    pub index: Option<Spanned<u64>>,
 }
 
 /// Repetition of a block or register.
@@ -302,6 +316,67 @@ pub struct Capabilities {
     pub macs: Option<Spanned<Vec<Mac>>>,
     /// Clock names the device tree must provide.
     pub clocks: Option<Spanned<Vec<Spanned<String>>>>,
+    /// MAC interface and path setup: per MAC and interface class, the fields to set.
+    pub path_setup: Option<Spanned<Vec<Spanned<PathEntry>>>>,
+}
+
+/// One path-setup entry: for these MACs in these phy modes, set these fields in this order.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathEntry {
+    /// MAC ids (index in `macs`).
+    pub macs: Vec<Spanned<u64>>,
+    /// The interface class: `phy-mode` strings this entry is for.
+    pub modes: Vec<Spanned<String>>,
+    /// Register writes in order (each a read-modify-write of the named fields); may be empty.
+    #[serde(default)]
+    pub set: Vec<Spanned<PathWrite>>,
+}
+
+/// One read-modify-write of path setup.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathWrite {
+    /// `space.block.register`.
+    pub register: RegPath,
+    /// Element of an arrayed register or block; absent: every element.
+    pub index: Option<Spanned<u64>>,
+    /// Field name to value (a number or one of the field's enum names).
+    pub fields: Named<Spanned<FieldValue>>,
+}
+
+/// A field value in path setup: a number or an enum name of the field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldValue {
+    /// A number.
+    Num(u64),
+    /// An enum name of the field.
+    Name(String),
+}
+
+impl<'de> Deserialize<'de> for FieldValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = FieldValue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number or an enum name of the field")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<FieldValue, E> {
+                Ok(FieldValue::Num(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<FieldValue, E> {
+                u64::try_from(v).map(FieldValue::Num).map_err(|_| E::custom(format!("negative field value {v}")))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<FieldValue, E> {
+                Ok(FieldValue::Num(u64::from(v)))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<FieldValue, E> {
+                Ok(FieldValue::Name(s.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// A register and some of its fields.
@@ -395,9 +470,24 @@ pub struct Irq {
     pub tx: Option<Spanned<u64>>,
     /// Index of the RX line.
     pub rx: Option<Spanned<u64>>,
+    /// `interrupt-names` entries looked up first (the index is the fallback when the node has
+    /// no `interrupt-names`): the same roles as the indices (`shared`, or `tx` and `rx`).
+    pub names: Option<Spanned<IrqNames>>,
     /// Interrupt moderation through the delay-interrupt registers (`pdma.delay_irq`,
     /// `qdma.delay_irq`), programmed at open; absent: every completion interrupts at once.
     pub moderation: Option<Spanned<IrqModeration>>,
+}
+
+/// Interrupt names by role.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IrqNames {
+    /// Name of the one shared line.
+    pub shared: Option<Spanned<String>>,
+    /// Name of the TX line.
+    pub tx: Option<Spanned<String>>,
+    /// Name of the RX line.
+    pub rx: Option<Spanned<String>>,
 }
 
 /// Interrupt moderation: when the delayed RX/TX done interrupt fires.

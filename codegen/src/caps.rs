@@ -139,6 +139,12 @@ pub struct SocCaps {
     pub macs: Vec<Vec<String>>,
     /// Required clock names.
     pub clocks: Vec<String>,
+    /// `interrupt-names` entries of the TX and RX lines (the shared line's name twice), if any.
+    pub irq_names: Option<(String, String)>,
+    /// Where the device tree puts each space.
+    pub spaces: Vec<crate::path_setup::SpaceLoc>,
+    /// MAC interface and path setup.
+    pub path_setup: Vec<crate::path_setup::PathSetup>,
 }
 
 /// PHY modes the language knows (the `phy-mode` values of the Linux binding that these MACs use).
@@ -227,6 +233,7 @@ pub(crate) fn sub<T: Clone>(parent: &In<impl Sized>, s: &serde_saphyr::Spanned<T
 pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
     let c = &map.caps;
     let before = diags.len();
+    c.path_setup.as_ref()?;
     let (rxc, txq, rxr, lro, irq, txd, rxd, rings, cold, shaper, macs, clocks) = (
         c.rx_checksum.as_ref()?,
         c.tx_queues.as_ref()?,
@@ -476,5 +483,15 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
         shaper_rates: rates,
         macs: mac_modes,
         clocks: clocks.value.value.iter().map(|c| c.value.clone()).collect(),
+        irq_names: i.names.as_ref().and_then(|n| {
+            let n = &n.value;
+            match (&n.shared, &n.tx, &n.rx) {
+                (Some(s), _, _) => Some((s.value.clone(), s.value.clone())),
+                (None, Some(t), Some(r)) => Some((t.value.clone(), r.value.clone())),
+                _ => None,
+            }
+        }),
+        spaces: crate::path_setup::spaces(map),
+        path_setup: crate::path_setup::lower(map),
     })
 }

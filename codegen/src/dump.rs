@@ -2,7 +2,9 @@
 //!
 //! Format (documented in `regs/README.md`): `{"soc", "compatible", "capabilities", "spaces":
 //! {space: [{"name", "offset", "access", "reset", "fields": [{"name", "lsb", "width", "access"}]}]},
-//! "descriptors": {layout: {"size", "fields": [{"name", "word", "lsb", "width"}]}}}`.
+//! "space_dt": {space: {"property", "index"} | null}, "descriptors": {layout: {"size", "fields":
+//! [{"name", "word", "lsb", "width"}]}}}`; the capabilities hold `path_setup`: `[{"mac", "modes",
+//! "writes": [{"space", "register", "offset", "mask", "value", "fields": [{"name", "value"}]}]}]`.
 
 use crate::caps::{IrqLayout, RegRef, SocCaps};
 use crate::model::Map;
@@ -19,6 +21,9 @@ pub fn caps_json(c: &SocCaps) -> Value {
         IrqLayout::Shared(i) => json!({"lines": c.irq_lines, "shared": i}),
         IrqLayout::Split { tx, rx } => json!({"lines": c.irq_lines, "tx": tx, "rx": rx}),
     };
+    if let Some((tx, rx)) = &c.irq_names {
+        irq["names"] = json!({"tx": tx, "rx": rx});
+    }
     if let Some(m) = c.irq_moderation {
         irq["moderation"] = json!({
             "time_unit_us": m.time_unit_us,
@@ -53,6 +58,14 @@ pub fn caps_json(c: &SocCaps) -> Value {
         },
         "macs": c.macs.iter().map(|m| json!({"phy_modes": m})).collect::<Vec<_>>(),
         "clocks": c.clocks,
+        "path_setup": c.path_setup.iter().map(|p| json!({
+            "mac": p.mac,
+            "modes": p.modes,
+            "writes": p.writes.iter().map(|w| json!({
+                "space": w.space, "register": w.register, "offset": w.offset, "mask": w.mask, "value": w.value,
+                "fields": w.fields.iter().map(|(n, v)| json!({"name": n, "value": v})).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
     })
 }
 
@@ -106,6 +119,10 @@ pub fn to_json(m: &Map, caps: Option<&SocCaps>) -> Value {
         "compatible": m.compatible.iter().map(|c| c.value.clone()).collect::<Vec<_>>(),
         "capabilities": caps.map(caps_json).unwrap_or(Value::Null),
         "spaces": spaces,
+        "space_dt": m.spaces.iter().map(|s| (s.name.value.clone(), s.dt.as_ref().map_or(Value::Null, |d| json!({
+            "property": d.value.value.property.value,
+            "index": d.value.value.index.as_ref().map_or(0, |i| i.value),
+        })))).collect::<JMap<_, _>>(),
         "descriptors": descs,
     })
 }

@@ -45,6 +45,7 @@ pub mod dump;
 pub mod emit;
 pub mod load;
 pub mod model;
+pub mod path_setup;
 pub mod resolve;
 pub mod source;
 pub mod svd;

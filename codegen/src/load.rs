@@ -155,7 +155,7 @@ fn budget_words(breach: &serde_saphyr::budget::BudgetBreach) -> String {
 
 /// The capabilities a map may have (keys under `capabilities:`, and what
 /// `remove: [capabilities.NAME]` accepts).
-pub(crate) const CAPABILITY_NAMES: [&str; 12] = [
+pub(crate) const CAPABILITY_NAMES: [&str; 13] = [
     "rx_checksum",
     "tx_queues",
     "rx_rings",
@@ -168,6 +168,7 @@ pub(crate) const CAPABILITY_NAMES: [&str; 12] = [
     "shaper",
     "macs",
     "clocks",
+    "path_setup",
 ];
 
 /// Keys known anywhere in the language besides [`CAPABILITY_NAMES`], for "did you mean" on
@@ -219,6 +220,13 @@ const KNOWN_KEYS: &[&str] = &[
     "max_agg_time_us",
     "min_room",
     "dip_rules_per_mac",
+    "dt",
+    "property",
+    "index",
+    "macs",
+    "modes",
+    "set",
+    "names",
 ];
 
 fn unknown_key_hint(message: &str) -> Option<String> {

@@ -74,6 +74,8 @@ pub struct Caps {
     pub macs: Option<In<Vec<ast::Mac>>>,
     /// See [`ast::Capabilities::clocks`].
     pub clocks: Option<In<Vec<Spanned<String>>>>,
+    /// See [`ast::Capabilities::path_setup`].
+    pub path_setup: Option<In<Vec<Spanned<ast::PathEntry>>>>,
 }
 
 /// An address space.
@@ -83,6 +85,8 @@ pub struct Space {
     pub name: Sp<String>,
     /// Human description.
     pub description: String,
+    /// Where the device tree locates the space, from the file that last set it.
+    pub dt: Option<In<ast::SpaceDt>>,
     /// Blocks in source order.
     pub blocks: Vec<Block>,
 }

@@ -232,12 +232,15 @@ fn overlay(fid: FileId, file: &ast::File, base: Option<Map>, diags: &mut Vec<Dia
         let space = match map.spaces.iter_mut().find(|x| x.name.value == name.value) {
             Some(x) => x,
             None => {
-                map.spaces.push(Space { name: name.clone(), description: String::new(), blocks: Vec::new() });
+                map.spaces.push(Space { name: name.clone(), description: String::new(), dt: None, blocks: Vec::new() });
                 map.spaces.last_mut().expect("just pushed")
             }
         };
         if s.description.is_some() {
             space.description = desc(&s.description);
+        }
+        if let Some(dt) = &s.dt {
+            space.dt = Some(inn(fid, dt));
         }
         overlay_blocks(fid, &s.blocks, space, &base_label, diags);
     }
@@ -326,7 +329,8 @@ fn remove_one(map: &mut Map, path: &Sp<String>, base: &str) -> Result<(), Diagno
                 8 => c.cold_reset.take().is_some(),
                 9 => c.shaper.take().is_some(),
                 10 => c.macs.take().is_some(),
-                _ => c.clocks.take().is_some(),
+                11 => c.clocks.take().is_some(),
+                _ => c.path_setup.take().is_some(),
             };
             if had { Ok(()) } else { Err(removes_nothing(path, "capability", name, "the map", base, Vec::new())) }
         }
@@ -636,7 +640,8 @@ fn overlay_caps(fid: FileId, c: &ast::Capabilities, caps: &mut Caps) {
         cold_reset,
         shaper,
         macs,
-        clocks
+        clocks,
+        path_setup
     );
 }
 

@@ -246,13 +246,109 @@ fn capability_unknown_phy_mode() {
 fn sram_offset_not_aligned() {
     let t =
         fails("sram_offset_not_aligned", &[("mt9999.yaml", &edit("rings: {dram: true}", "rings: {sram: 0x40002}"))]);
-    assert!(t.contains("SRAM offset 0x40002 is not a 4-byte aligned") && t.contains("mt9999.yaml:79"), "{t}");
+    assert!(t.contains("SRAM offset 0x40002 is not a 4-byte aligned") && t.contains("mt9999.yaml:87"), "{t}");
 }
 
 #[test]
 fn missing_file_is_named() {
     let r = ddgen::load(&["/nonexistent/mt0000.yaml".into()]).expect_err("missing file");
     assert!(r.render().contains("/nonexistent/mt0000.yaml"), "{}", r.render());
+}
+
+#[test]
+fn space_without_dt_location() {
+    let t = fails(
+        "space_without_dt",
+        &[(
+            "mt9999.yaml",
+            &edit(
+                "    dt: {property: \"mediatek,ethsys\"}   # phandle property of the ethernet node (index: N for the Nth)\n",
+                "",
+            ),
+        )],
+    );
+    assert!(t.contains("space `ethsys` of `mt9999` does not say where the device tree puts it"), "{t}");
+}
+
+#[test]
+fn syscon_space_claims_the_node_reg() {
+    let t = fails(
+        "syscon_space_on_reg",
+        &[("mt9999.yaml", &edit("dt: {property: \"mediatek,ethsys\"}", "dt: {property: reg}"))],
+    );
+    assert!(t.contains("space `ethsys` cannot be the Ethernet node's own `reg`"), "{t}");
+}
+
+#[test]
+fn path_setup_names_unknown_register() {
+    let t = fails(
+        "path_setup_unknown_register",
+        &[("mt9999.yaml", &edit("{register: ethsys.sys.clkcfg0,", "{register: ethsys.sys.clkcfg,"))],
+    );
+    assert!(
+        t.contains("path setup writes register `ethsys.sys.clkcfg`") && t.contains("did you mean `ethsys.sys.clkcfg0`"),
+        "{t}"
+    );
+}
+
+#[test]
+fn path_setup_value_too_wide() {
+    let t = fails(
+        "path_setup_value_too_wide",
+        &[("mt9999.yaml", &edit("fields: {trgmii_ddr_pll: 1}", "fields: {trgmii_ddr_pll: 2}"))],
+    );
+    assert!(t.contains("value 0x2 does not fit the 1-bit field `trgmii_ddr_pll`"), "{t}");
+}
+
+#[test]
+fn path_setup_unknown_enum_name() {
+    let t = fails(
+        "path_setup_unknown_enum_name",
+        &[("mt9999.yaml", &edit("fields: {ge_mode_mac0: rgmii}}", "fields: {ge_mode_mac0: rgmi}}"))],
+    );
+    assert!(t.contains("has no value named `rgmi`") && t.contains("did you mean `rgmii`"), "{t}");
+}
+
+#[test]
+fn path_setup_for_refused_mode() {
+    let t = fails(
+        "path_setup_refused_mode",
+        &[(
+            "mt9999.yaml",
+            &edit("      - macs: [0]\n        modes: [trgmii]", "      - macs: [0, 1]\n        modes: [trgmii]"),
+        )],
+    );
+    assert!(t.contains("MAC 1 does not accept phy mode `trgmii`"), "{t}");
+}
+
+#[test]
+fn path_setup_twice_for_one_mode() {
+    let t = fails(
+        "path_setup_twice",
+        &[("mt9999.yaml", &edit("        modes: [trgmii]", "        modes: [trgmii, rgmii]"))],
+    );
+    assert!(t.contains("MAC 0 in phy mode `rgmii` has a path-setup entry already"), "{t}");
+}
+
+#[test]
+fn path_setup_leaves_a_mode_out() {
+    let t = fails(
+        "path_setup_incomplete",
+        &[(
+            "mt9999.yaml",
+            &edit("      - macs: [0, 1]\n        modes: [rgmii]", "      - macs: [0]\n        modes: [rgmii]"),
+        )],
+    );
+    assert!(t.contains("says nothing for MAC 1 in `rgmii`"), "{t}");
+}
+
+#[test]
+fn irq_name_for_a_missing_role() {
+    let t = fails(
+        "irq_names_wrong_role",
+        &[("mt9999.yaml", &edit("irq: {lines: 1, shared: 0}", "irq: {lines: 1, shared: 0, names: {tx: fe1}}"))],
+    );
+    assert!(t.contains("`irq.names.tx` names a line the layout does not have"), "{t}");
 }
 
 #[test]
@@ -284,6 +380,13 @@ fn every_pass_has_a_case() {
         "variant_idents_unique",
         "idents_not_keywords",
         "module_names_unique",
+        "spaces_located",
+        "path_setup_targets",
+        "path_setup_values_fit",
+        "path_setup_modes",
+        "path_setup_unambiguous",
+        "path_setup_complete",
+        "irq_names_valid",
     ];
     for p in ddgen::validate::pass_names() {
         assert!(covered.contains(&p), "validation pass `{p}` has no bad-input case");
@@ -347,7 +450,7 @@ fn good_fixture_has_no_warnings() {
 fn reset_outside_fields() {
     // Bit 8 of pdma.glo_cfg is in no field.
     let t = fails("reset_outside_fields", &[("mt9999.yaml", &edit("reset: 0x00000000", "reset: 0x00000110"))]);
-    assert!(t.contains("sets bits 0x00000100 that are in no field") && t.contains("mt9999.yaml:18:"), "{t}");
+    assert!(t.contains("sets bits 0x00000100 that are in no field") && t.contains("mt9999.yaml:19:"), "{t}");
 }
 
 #[test]
@@ -370,7 +473,7 @@ fn register_without_fields_or_description_warns() {
         )],
     );
     assert!(t.starts_with("warning: register `pdma.int_grp` has no fields and no description"), "{t}");
-    assert!(t.contains("mt9999.yaml:27:11"), "{t}");
+    assert!(t.contains("mt9999.yaml:28:11"), "{t}");
 }
 
 #[test]
@@ -392,7 +495,7 @@ fn reset_sets_write_only_field_warns() {
     );
     let t = warns("reset_sets_write_only", &[("mt9999.yaml", &text)]);
     assert!(
-        t.contains("sets bits 0x00000004 of the write-only field `rx_dma_en`") && t.contains("mt9999.yaml:18:"),
+        t.contains("sets bits 0x00000004 of the write-only field `rx_dma_en`") && t.contains("mt9999.yaml:19:"),
         "{t}"
     );
 }
@@ -422,7 +525,7 @@ fn enum_leaving_values_unnamed_warns() {
         &[("mt9999.yaml", &edit("enum: {dw4: 0, dw8: 1, dw16: 2, dw32: 3}", "enum: {dw4: 0, dw8: 1, dw16: 2}"))],
     );
     assert!(t.contains("names 3 of the 4 values of its 2-bit field") && t.contains("unnamed values: 3"), "{t}");
-    assert!(t.contains("mt9999.yaml:24:15"), "{t}");
+    assert!(t.contains("mt9999.yaml:25:15"), "{t}");
 }
 
 #[test]
@@ -512,7 +615,7 @@ fn field_idents_collide() {
         &[("mt9999.yaml", &edit("rx_dma_en: {bits: 2}", "fn: {bits: 2}\n              fn_: {bits: 3}"))],
     );
     assert!(t.contains("fields `fn` and `fn_` of register `pdma.glo_cfg` both become the Rust method `fn_`"), "{t}");
-    assert!(t.contains("mt9999.yaml:24:15"), "{t}");
+    assert!(t.contains("mt9999.yaml:25:15"), "{t}");
 }
 
 #[test]

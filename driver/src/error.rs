@@ -39,6 +39,8 @@ pub enum EthError {
     /// The operation needs the whole engine, not a handle of a split one (hardware LRO on or
     /// off re-arms rings the RX handle owns): stop the queues and polling, then call it on `Eth`.
     NeedsWholeEngine,
+    /// The platform has no bus for a syscon space the board needs (path setup, cold reset).
+    MissingSpace(fe_regs::Space),
 }
 
 /// What kind of failure an [`EthError`] is, for a caller deciding what to do about it.
@@ -66,7 +68,10 @@ impl EthError {
             | EthError::LroWhileForwarding
             | EthError::NoSuchPort { .. }
             | EthError::NeedsWholeEngine => ErrorKind::Misuse,
-            EthError::UnsupportedLayout(_) | EthError::Unsupported(_) | EthError::Sram(_) => ErrorKind::Config,
+            EthError::UnsupportedLayout(_)
+            | EthError::Unsupported(_)
+            | EthError::Sram(_)
+            | EthError::MissingSpace(_) => ErrorKind::Config,
             EthError::Alloc(_) | EthError::Dma(_) => ErrorKind::Fault,
         }
     }
@@ -90,6 +95,9 @@ impl core::fmt::Display for EthError {
                 f.write_str("receive coalescing cannot be turned on while the interface forwards or bridges")
             }
             EthError::NoSuchPort { mac, port } => write!(f, "no switch user port {port} behind MAC {mac}"),
+            EthError::MissingSpace(s) => {
+                write!(f, "the platform has no bus for syscon space `{}`, which the board needs", s.name())
+            }
             EthError::NeedsWholeEngine => f.write_str(
                 "turning hardware LRO on or off needs the whole engine: stop the queues and polling, then set the features",
             ),

@@ -103,6 +103,8 @@ pub struct MacPort {
     pub queue: u8,
     /// The link now (`None` = down).
     pub link: Option<LinkState>,
+    /// The interface (`phy-mode`) the MAC's path is set up for ("" for a disabled MAC).
+    pub interface: &'static str,
 }
 
 /// One frame engine driven by the core.
@@ -203,6 +205,7 @@ impl<P: Platform> Eth<P> {
         if !desc::is_rx(rx_layout) {
             return Err(EthError::UnsupportedLayout(rx_layout));
         }
+        crate::path_setup::check_buses(board, &p)?;
         let mut macs = [None; MAX_MACS];
         for m in board.macs() {
             let fixed = match m.link {
@@ -210,7 +213,8 @@ impl<P: Platform> Eth<P> {
                 _ => None,
             };
             if let Some(slot) = macs.get_mut(m.id as usize) {
-                *slot = Some(MacPort { id: m.id, enabled: m.enabled, fixed, queue: m.queue, link: None });
+                let interface = crate::path_setup::interface(soc, m.id, m.phy_mode).unwrap_or("");
+                *slot = Some(MacPort { id: m.id, enabled: m.enabled, fixed, queue: m.queue, link: None, interface });
             }
         }
         let m = RingMem::alloc(soc, board, &p)?;
@@ -304,6 +308,8 @@ impl<P: Platform> Eth<P> {
             return Err(EthError::AlreadyOpen);
         }
         self.cold_reset();
+        let enabled = self.macs.iter().flatten().filter(|m| m.enabled).map(|m| (m.id, m.interface));
+        crate::path_setup::apply_all(&self.p, self.soc, enabled)?;
         self.init_free_queue()?;
         self.tx_init()?;
         self.rx_init()?;
@@ -510,21 +516,19 @@ fn rx_ports(macs: &[Option<MacPort>; MAX_MACS]) -> [u8; 8] {
     rx
 }
 
-/// Read-modify-write of a register named by a capability (`RawReg`), in either space.
-pub(crate) fn raw_modify<P: Platform>(p: &P, space: Space, offset: u32, f: impl FnOnce(u32) -> u32) {
+/// Read-modify-write of a register named by a capability (`RawReg`), in any space; `false`
+/// when the platform has no bus for the space (`Eth::new` checks the spaces the board needs).
+pub(crate) fn raw_modify<P: Platform>(p: &P, space: Space, offset: u32, f: impl FnOnce(u32) -> u32) -> bool {
     let o = offset as usize;
-    match space {
-        Space::Fe => {
-            let b = p.fe();
-            let v = b.read32(o);
-            b.write32(o, f(v));
-        }
-        Space::Ethsys => {
-            let b = p.ethsys();
-            let v = b.read32(o);
-            b.write32(o, f(v));
-        }
+    if space == Space::Fe {
+        let b = p.fe();
+        b.write32(o, f(b.read32(o)));
+    } else if let Some(b) = p.syscon(space) {
+        b.write32(o, f(b.read32(o)));
+    } else {
+        return false;
     }
+    true
 }
 
 /// Sets or clears the SoC's RX checksum bits (ICS/TCS/UCS, from the capabilities) of MAC `id`.

@@ -45,6 +45,7 @@ pub mod hwlro;
 pub mod irq;
 pub mod link;
 pub mod offload;
+pub mod path_setup;
 pub mod platform;
 pub(crate) mod ring;
 pub mod rx;

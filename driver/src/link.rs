@@ -42,12 +42,18 @@ impl<P: Platform> EthCtl<'_, P> {
     /// while the engine is open, and reshapes the ports behind it.
     fn set_link(&mut self, mac: u8, link: Option<LinkState>) -> Result<(), EthError> {
         let m = self.macs.get_mut(mac as usize).and_then(Option::as_mut).filter(|m| m.enabled);
-        m.ok_or(EthError::NoSuchMac(mac))?.link = link;
+        let m = m.ok_or(EthError::NoSuchMac(mac))?;
+        m.link = link;
+        let interface = m.interface;
         if link.is_none() {
             // Stop sending before the MAC stops.
             self.sh.set_tx_ready(ready_mask(self.macs, self.open));
         }
         if self.open {
+            if link.is_some() {
+                // Path setup again at link-up (phylink's mac_config runs before mac_link_up).
+                crate::path_setup::apply(self.p, self.soc, mac, interface)?;
+            }
             program_mcr(self.p, self.soc, mac as usize, link);
         }
         self.sh.set_tx_ready(ready_mask(self.macs, self.open));

@@ -44,6 +44,7 @@
 //! write barrier (a doorbell rung before it is reported, and the engine sees stale words), and a
 //! descriptor read after its done bit without the read barrier in between is reported.
 
+use fe_regs::Space;
 use fe_regs::bus::Bus;
 
 /// A DMA access the platform refused (outside DMA memory, or not mapped).
@@ -195,12 +196,14 @@ pub trait Clock {
 pub trait Platform: DmaMemory + Clock {
     /// Bus onto the frame-engine registers (the Ethernet node's `reg`).
     type Fe: Bus;
-    /// Bus onto the ETHSYS syscon registers (`mediatek,ethsys`).
-    type Ethsys: Bus;
-    /// The frame-engine bus.
+    /// Bus onto a syscon's registers (ETHSYS, SGMIISYS, ...: every space but `fe`).
+    type Syscon: Bus;
+    /// The frame-engine bus (space `fe`, the hot path).
     fn fe(&self) -> Self::Fe;
-    /// The ETHSYS bus.
-    fn ethsys(&self) -> Self::Ethsys;
+    /// The bus of syscon space `space` (the generated space id; the SoC's capabilities say
+    /// which device-tree property locates it), or `None` when the platform has no window for it
+    /// (the board has no such syscon). Asked with [`Space::Fe`] it may give the frame engine.
+    fn syscon(&self, space: Space) -> Option<Self::Syscon>;
 }
 
 #[cfg(test)]

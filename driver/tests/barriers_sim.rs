@@ -71,12 +71,12 @@ impl Clock for Leaky<'_> {
 
 impl<'a> Platform for Leaky<'a> {
     type Fe = SimBus<'a>;
-    type Ethsys = SimBus<'a>;
+    type Syscon = SimBus<'a>;
     fn fe(&self) -> SimBus<'a> {
         self.sim.fe()
     }
-    fn ethsys(&self) -> SimBus<'a> {
-        self.sim.ethsys()
+    fn syscon(&self, space: fe_regs::Space) -> Option<SimBus<'a>> {
+        self.sim.0.space(space)
     }
 }
 

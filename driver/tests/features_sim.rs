@@ -72,10 +72,7 @@ fn stat(v: &[(&'static str, u64)], name: &str) -> u64 {
 fn rx_csum_bits(sim: &Sim, eth: &Driver<'_>, mac: usize) -> u32 {
     let ctl = eth.soc().caps.rx_checksum;
     let off = ctl.reg.at(mac).expect("rx checksum register");
-    let v = match ctl.reg.space {
-        fe_regs::Space::Fe => sim.fe().read32(off as usize),
-        fe_regs::Space::Ethsys => sim.ethsys().read32(off as usize),
-    };
+    let v = sim.space(ctl.reg.space).expect("the SoC has the space").read32(off as usize);
     v & ctl.mask
 }
 

@@ -42,13 +42,13 @@ struct Locked<'a>(&'a Mutex<Sim>);
 #[derive(Clone, Copy)]
 struct LockedBus<'a> {
     sim: &'a Mutex<Sim>,
-    ethsys: bool,
+    space: fe_regs::Space,
 }
 
 impl LockedBus<'_> {
     fn with<R>(&self, f: impl FnOnce(&dyn Bus) -> R) -> R {
         let sim = cpu_lock(self.sim);
-        if self.ethsys { f(&sim.ethsys()) } else { f(&sim.fe()) }
+        f(&sim.space(self.space).expect("a space of the SoC"))
     }
 }
 
@@ -100,12 +100,12 @@ impl Clock for Locked<'_> {
 
 impl<'a> Platform for Locked<'a> {
     type Fe = LockedBus<'a>;
-    type Ethsys = LockedBus<'a>;
+    type Syscon = LockedBus<'a>;
     fn fe(&self) -> LockedBus<'a> {
-        LockedBus { sim: self.0, ethsys: false }
+        LockedBus { sim: self.0, space: fe_regs::Space::Fe }
     }
-    fn ethsys(&self) -> LockedBus<'a> {
-        LockedBus { sim: self.0, ethsys: true }
+    fn syscon(&self, space: fe_regs::Space) -> Option<LockedBus<'a>> {
+        cpu_lock(self.0).space(space).is_some().then_some(LockedBus { sim: self.0, space })
     }
 }
 

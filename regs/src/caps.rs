@@ -115,6 +115,77 @@ pub struct Irq {
     pub layout: IrqLayout,
     /// Interrupt moderation the driver programs at open (`None`: every completion interrupts).
     pub moderation: Option<IrqModeration>,
+    /// `interrupt-names` looked up first, when the node has that property (else the indices).
+    pub names: Option<IrqNames>,
+}
+
+/// `interrupt-names` entries of the lines the driver uses (the shared line's name twice).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct IrqNames {
+    /// Name of the TX line.
+    pub tx: &'static str,
+    /// Name of the RX line.
+    pub rx: &'static str,
+}
+
+/// Where the device tree puts a space.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SpaceLoc {
+    /// The space.
+    pub space: Space,
+    /// `reg` (the Ethernet node's own window) or the phandle property naming the syscon node.
+    pub property: &'static str,
+    /// Which phandle of the property.
+    pub index: u8,
+}
+
+impl SpaceLoc {
+    /// The space is the Ethernet node's own `reg`, not a syscon.
+    #[must_use]
+    pub fn is_own_reg(&self) -> bool {
+        self.property == "reg"
+    }
+}
+
+/// One read-modify-write of path setup on one register (element).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PathWrite {
+    /// Space of the register.
+    pub space: Space,
+    /// `space.block.register` (with `[i]` for an array element), for reports.
+    pub register: &'static str,
+    /// Byte offset in the space.
+    pub offset: u32,
+    /// Bits written.
+    pub mask: u32,
+    /// Their value (inside `mask`).
+    pub value: u32,
+    /// Field names and values as the YAML writes them, for reports.
+    pub fields: &'static [(&'static str, u32)],
+}
+
+impl PathWrite {
+    /// `old` with this write applied.
+    #[must_use]
+    pub const fn apply(&self, old: u32) -> u32 {
+        (old & !self.mask) | (self.value & self.mask)
+    }
+    /// Whether `current` holds what this write sets.
+    #[must_use]
+    pub const fn holds(&self, current: u32) -> bool {
+        current & self.mask == self.value & self.mask
+    }
+}
+
+/// MAC interface and path setup of one MAC for a class of phy modes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PathSetup {
+    /// MAC id.
+    pub mac: u8,
+    /// The phy modes (interface class) this setup is for.
+    pub modes: &'static [&'static str],
+    /// Writes, in order.
+    pub writes: &'static [PathWrite],
 }
 
 /// One direction's interrupt moderation: the delayed done interrupt fires when `packets`
@@ -255,4 +326,21 @@ pub struct Capabilities {
     pub macs: &'static [MacCaps],
     /// Clock names the device tree must provide.
     pub clocks: &'static [&'static str],
+    /// Where the device tree puts each space.
+    pub spaces: &'static [SpaceLoc],
+    /// MAC interface and path setup per MAC and phy-mode class.
+    pub path_setup: &'static [PathSetup],
+}
+
+impl Capabilities {
+    /// The path setup of MAC `mac` in phy mode `mode`, if the SoC has one.
+    #[must_use]
+    pub fn path_setup_for(&self, mac: u8, mode: &str) -> Option<&'static PathSetup> {
+        self.path_setup.iter().find(|p| p.mac == mac && p.modes.contains(&mode))
+    }
+    /// Where the device tree puts `space`, if this SoC has it.
+    #[must_use]
+    pub fn space_loc(&self, space: Space) -> Option<&'static SpaceLoc> {
+        self.spaces.iter().find(|l| l.space == space)
+    }
 }

@@ -28,6 +28,9 @@ pub fn emit_table(spaces: &[USpace], socs: &[(&Map, &SocCaps)]) -> TokenStream {
         let fd = doc(&format!("Register map of space `{}`.", s.name));
         info_fields.extend(quote! { #fd pub #f: #ty, });
     }
+    let space_names: Vec<&str> = spaces.iter().map(|s| s.name).collect();
+    let space_idents: Vec<proc_macro2::Ident> = spaces.iter().map(|s| type_ident(s.name)).collect();
+    let nspaces = proc_macro2::Literal::usize_unsuffixed(spaces.len());
     let refs: Vec<TokenStream> = socs
         .iter()
         .map(|(m, _)| {
@@ -37,9 +40,27 @@ pub fn emit_table(spaces: &[USpace], socs: &[(&Map, &SocCaps)]) -> TokenStream {
         .collect();
     let n = proc_macro2::Literal::usize_unsuffixed(refs.len());
     quote! {
-        #[doc = " An address space a register lives in."]
+        #[doc = " An address space a register lives in: the generated space id. New spaces come with"]
+        #[doc = " new SoC maps, so code outside this crate cannot match on every space (it asks the"]
+        #[doc = " platform for the bus of a space id instead)."]
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
         pub enum Space { #space_variants }
+
+        impl Space {
+            #[doc = " Every space of every SoC, in index order."]
+            pub const ALL: [Space; #nspaces] = [#(Space::#space_idents),*];
+            #[doc = " The space's name in the YAML maps (`fe`, `ethsys`)."]
+            #[must_use]
+            pub const fn name(self) -> &'static str {
+                match self { #(Space::#space_idents => #space_names),* }
+            }
+            #[doc = " The space's position in [`Space::ALL`] (a dense index for per-space tables)."]
+            #[must_use]
+            pub const fn index(self) -> usize {
+                self as usize
+            }
+        }
 
         #[doc = " Everything the driver core needs to know about one SoC: its register maps and capabilities."]
         #[derive(Copy, Clone, Debug)]
@@ -151,13 +172,38 @@ fn caps_tokens(c: &SocCaps) -> TokenStream {
     });
     let macs = c.macs.iter().map(|modes| quote!(crate::caps::MacCaps { phy_modes: &[#(#modes),*] }));
     let clocks = &c.clocks;
+    let irq_names = match &c.irq_names {
+        None => quote!(None),
+        Some((t, r)) => quote!(Some(crate::caps::IrqNames { tx: #t, rx: #r })),
+    };
+    let space_locs = c.spaces.iter().map(|l| {
+        let sp = type_ident(&l.name);
+        let (prop, idx) = (&l.property, num(l.index));
+        quote!(crate::caps::SpaceLoc { space: crate::Space::#sp, property: #prop, index: #idx })
+    });
+    let paths = c.path_setup.iter().map(|p| {
+        let mac = num(p.mac);
+        let modes = &p.modes;
+        let writes = p.writes.iter().map(|w| {
+            let sp = type_ident(&w.space);
+            let (reg, off, mask, val) = (&w.register, hex(w.offset), hex(w.mask as u64), hex(w.value as u64));
+            let fields = w.fields.iter().map(|(n, v)| {
+                let v = hex(*v);
+                quote!((#n, #v))
+            });
+            quote!(crate::caps::PathWrite {
+                space: crate::Space::#sp, register: #reg, offset: #off, mask: #mask, value: #val, fields: &[#(#fields),*],
+            })
+        });
+        quote!(crate::caps::PathSetup { mac: #mac, modes: &[#(#modes),*], writes: &[#(#writes),*] })
+    });
     quote! {
         crate::caps::Capabilities {
             rx_checksum: crate::caps::RxChecksumCtl { reg: #rx_reg, mask: #rx_mask },
             tx_queues: #txq,
             rx_rings: #rxr,
             hw_lro: #lro,
-            irq: crate::caps::Irq { lines: #lines, layout: #layout, moderation: #moderation },
+            irq: crate::caps::Irq { lines: #lines, layout: #layout, moderation: #moderation, names: #irq_names },
             tx_descriptor: crate::descriptors::DescriptorLayout::#txd,
             rx_descriptor: crate::descriptors::DescriptorLayout::#rxd,
             rings: #rings,
@@ -173,6 +219,8 @@ fn caps_tokens(c: &SocCaps) -> TokenStream {
             },
             macs: &[#(#macs),*],
             clocks: &[#(#clocks),*],
+            spaces: &[#(#space_locs),*],
+            path_setup: &[#(#paths),*],
         }
     }
 }

@@ -12,16 +12,23 @@ mod fields_disjoint;
 mod fields_fit;
 mod idents_not_keywords;
 mod irq_moderation_fits;
+mod irq_names_valid;
 mod layouts_shared;
 mod module_names_unique;
 mod names_valid;
 mod offsets_aligned;
 mod offsets_in_range;
+mod path_setup_complete;
+mod path_setup_modes;
+mod path_setup_targets;
+mod path_setup_unambiguous;
+mod path_setup_values_fit;
 mod register_has_fields;
 mod registers_disjoint;
 mod reset_outside_fields;
 mod reset_sets_write_only;
 mod soc_complete;
+pub mod spaces_located;
 mod type_names_unique;
 mod values_fit;
 mod variant_idents_unique;
@@ -52,6 +59,13 @@ const MAP_PASSES: &[(&str, MapPass)] = &[
     ("descriptors_disjoint", descriptors_disjoint::check),
     ("soc_complete", soc_complete::check),
     ("irq_moderation_fits", irq_moderation_fits::check),
+    ("irq_names_valid", irq_names_valid::check),
+    ("spaces_located", spaces_located::check),
+    ("path_setup_targets", path_setup_targets::check),
+    ("path_setup_values_fit", path_setup_values_fit::check),
+    ("path_setup_modes", path_setup_modes::check),
+    ("path_setup_unambiguous", path_setup_unambiguous::check),
+    ("path_setup_complete", path_setup_complete::check),
     // Warnings: legal but suspicious.
     ("register_has_fields", register_has_fields::check),
     ("reset_sets_write_only", reset_sets_write_only::check),

@@ -30,6 +30,7 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
         ("shaper", c.shaper.is_none()),
         ("macs", c.macs.is_none()),
         ("clocks", c.clocks.is_none()),
+        ("path_setup", c.path_setup.is_none()),
     ]
     .into_iter()
     .filter_map(|(n, m)| m.then_some(n))

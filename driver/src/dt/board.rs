@@ -7,7 +7,7 @@
 //! port. Each step applies the checks `dt::probe` applies to a blob (the probe itself is
 //! built on these steps), so a hand-built board is as valid as a probed one.
 
-use super::error::{ProbeError, ProbeErrorKind as K};
+use super::error::{Need, ProbeError, ProbeErrorKind as K};
 use super::path::NodePath;
 use core::mem::MaybeUninit;
 use fe_regs::{SocInfo, Space};
@@ -18,6 +18,44 @@ pub const MAX_MACS: usize = 3;
 pub const MAX_PORTS: usize = 16;
 /// Most interrupt lines recorded.
 pub const MAX_IRQS: usize = 8;
+/// Most syscon spaces one board names (ETHSYS, one SGMIISYS per MAC, INFRACFG, ...).
+pub const MAX_SPACES: usize = 6;
+
+/// A syscon space the device tree locates: the node a phandle property of the Ethernet node
+/// names (the SoC's data says which property and which phandle of it), and that node's `reg`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpaceAt<'a> {
+    /// The space (generated id).
+    pub space: Space,
+    /// Path of the syscon node.
+    pub path: NodePath<'a>,
+    /// The syscon's registers.
+    pub reg: Region,
+}
+
+/// Which interrupt line does what: by `interrupt-names` when the node has them and the SoC
+/// names its lines (capability `irq.names`), else by the SoC's indices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IrqLines {
+    /// Index (in `interrupts`) of the TX line (the shared line on a one-line SoC).
+    pub tx: u8,
+    /// Index of the RX line.
+    pub rx: u8,
+    /// The indices came from `interrupt-names`.
+    pub by_name: bool,
+}
+
+impl IrqLines {
+    /// The SoC's indices (the fallback without `interrupt-names`).
+    #[must_use]
+    pub fn by_index(soc: &SocInfo) -> Self {
+        let (tx, rx) = match soc.caps.irq.layout {
+            fe_regs::caps::IrqLayout::Shared { line } => (line, line),
+            fe_regs::caps::IrqLayout::Split { tx, rx } => (tx, rx),
+        };
+        IrqLines { tx, rx, by_name: false }
+    }
+}
 /// Link speeds (Mbit/s) a MAC or switch port can run at.
 pub const SPEEDS: &[u32] = &[10, 100, 1000, 2500, 5000, 10000];
 /// Ports a DSA switch of unknown model may have (Linux's `DSA_MAX_PORTS`).
@@ -257,6 +295,10 @@ pub struct Board<'a> {
     pub ethsys_path: NodePath<'a>,
     /// ETHSYS registers.
     pub ethsys_reg: Region,
+    /// Which interrupt line does what.
+    pub irq_lines: IrqLines,
+    /// Syscon spaces found (ETHSYS first), by the SoC's `dt:` locations.
+    pub spaces: [Option<SpaceAt<'a>>; MAX_SPACES],
     /// MACs by id.
     pub macs: [Option<MacConfig<'a>>; MAX_MACS],
     /// Switch user ports (first `nports` entries).
@@ -336,10 +378,86 @@ impl<'a> Board<'a> {
             nirqs: list.len().min(MAX_IRQS) as u8,
             ethsys_path: node.ethsys_path,
             ethsys_reg: node.ethsys_reg,
+            irq_lines: IrqLines::by_index(soc),
+            spaces: Self::ethsys_space(soc, node),
             macs: [None; MAX_MACS],
             ports: [None; MAX_PORTS],
             nports: 0,
         }
+    }
+
+    /// The ETHSYS syscon of `node` as the first space (the space the SoC locates by
+    /// `mediatek,ethsys`, the binding's required syscon).
+    fn ethsys_space(soc: &SocInfo, node: &EthNode<'a>) -> [Option<SpaceAt<'a>>; MAX_SPACES] {
+        let mut spaces = [None; MAX_SPACES];
+        if let Some(loc) = soc.caps.spaces.iter().find(|l| l.property == "mediatek,ethsys" && l.index == 0) {
+            spaces[0] = Some(SpaceAt { space: loc.space, path: node.ethsys_path, reg: node.ethsys_reg });
+        }
+        spaces
+    }
+
+    /// Adds (or replaces) a syscon space the device tree locates.
+    pub fn add_space(&mut self, at: SpaceAt<'a>) -> Result<(), ProbeError<'a>> {
+        let slot = match self.spaces.iter().position(|s| s.is_some_and(|s| s.space == at.space)) {
+            Some(i) => i,
+            None => self.spaces.iter().position(Option::is_none).ok_or(ProbeError::at(
+                at.path,
+                None,
+                K::BadValue("more syscon spaces than the driver keeps"),
+            ))?,
+        };
+        self.spaces[slot] = Some(at);
+        Ok(())
+    }
+
+    /// Where the device tree put syscon space `space`, if it names it.
+    #[must_use]
+    pub fn space(&self, space: Space) -> Option<&SpaceAt<'a>> {
+        self.spaces.iter().flatten().find(|s| s.space == space)
+    }
+
+    /// The syscon spaces the device tree names.
+    pub fn syscons(&self) -> impl Iterator<Item = &SpaceAt<'a>> {
+        self.spaces.iter().flatten()
+    }
+
+    /// Why the board needs `space`, if it does: the first capability every board uses
+    /// (`cold_reset`, `rx_checksum`, `shaper`) or enabled MAC's path setup that writes to it.
+    #[must_use]
+    pub fn needs(&self, space: Space) -> Option<Need> {
+        let c = &self.soc.caps;
+        for (name, s) in [
+            ("cold_reset", c.cold_reset.reg.space),
+            ("rx_checksum", c.rx_checksum.reg.space),
+            ("shaper", c.shaper.reg.space),
+        ] {
+            if s == space {
+                return Some(Need::Capability(name));
+            }
+        }
+        self.enabled_macs().find_map(|m| {
+            let modes = c.macs.get(usize::from(m.id))?.phy_modes;
+            let mode = modes.iter().copied().find(|x| *x == m.phy_mode)?;
+            let p = c.path_setup_for(m.id, mode)?;
+            p.writes.iter().any(|w| w.space == space).then_some(Need::Path { mac: m.id, mode })
+        })
+    }
+
+    /// Checks that every syscon space the board needs (a capability, or the path setup of an
+    /// enabled MAC's phy mode) is located; the error names the Ethernet node and the property.
+    pub fn check_spaces(&self) -> Result<(), ProbeError<'a>> {
+        for loc in self.soc.caps.spaces.iter().filter(|l| !l.is_own_reg()) {
+            if self.space(loc.space).is_none()
+                && let Some(needed_by) = self.needs(loc.space)
+            {
+                return Err(ProbeError::at(
+                    self.path,
+                    Some(loc.property),
+                    K::MissingSpace { space: loc.space.name(), needed_by },
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Adds a MAC: its id must be one of the SoC's and not taken (an enabled MAC replaces a

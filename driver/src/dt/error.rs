@@ -63,6 +63,20 @@ pub enum ProbeErrorKind<'a> {
         /// Names given.
         names: usize,
     },
+    /// `interrupt-names` is given but lacks a name the SoC looks its line up by.
+    IrqNameMissing {
+        /// The name looked for.
+        name: &'static str,
+        /// What the line is for (`tx`, `rx`).
+        role: &'static str,
+    },
+    /// A syscon the board needs is not named by the Ethernet node's property.
+    MissingSpace {
+        /// The space (`sgmiisys1`).
+        space: &'static str,
+        /// What needs it.
+        needed_by: Need,
+    },
     /// No `interrupt-parent` on the node or its ancestors, or it has no `#interrupt-cells`.
     NoInterruptParent,
     /// A clock the SoC needs is missing from `clock-names`.
@@ -188,6 +202,12 @@ impl fmt::Display for ProbeErrorKind<'_> {
                 write!(f, "expected {expected} interrupt(s) for this SoC's IRQ layout, found {found}")
             }
             IrqNamesMismatch { irqs, names } => write!(f, "{names} name(s) for {irqs} interrupt(s)"),
+            IrqNameMissing { name, role } => {
+                write!(f, "no interrupt named \"{name}\" (the {role} line of this SoC) in interrupt-names")
+            }
+            MissingSpace { space, needed_by } => {
+                write!(f, "syscon space `{space}` is needed by {needed_by} but the property does not name it")
+            }
             NoInterruptParent => write!(f, "no interrupt parent with #interrupt-cells on the node or its ancestors"),
             MissingClock(c) => write!(f, "clock \"{c}\" required by this SoC is missing"),
             DanglingPhandle(p) => write!(f, "phandle {p:#x} does not refer to any node"),
@@ -231,5 +251,28 @@ impl fmt::Display for ProbeError<'_> {
             write!(f, ": property `{}`", Escaped(p))?;
         }
         write!(f, ": {}", self.kind)
+    }
+}
+
+/// What needs a space: a capability of the SoC, or the path setup of one MAC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Need {
+    /// A capability every board uses (`cold_reset`, `rx_checksum`, `shaper`).
+    Capability(&'static str),
+    /// The path setup of this MAC in this phy mode.
+    Path {
+        /// MAC id.
+        mac: u8,
+        /// Its phy mode.
+        mode: &'static str,
+    },
+}
+
+impl fmt::Display for Need {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Need::Capability(c) => write!(f, "capability `{c}`"),
+            Need::Path { mac, mode } => write!(f, "the path setup of MAC {mac} ({mode})"),
+        }
     }
 }

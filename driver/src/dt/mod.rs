@@ -25,7 +25,9 @@ pub mod text;
 #[cfg(feature = "fdt")]
 pub mod walk;
 
-pub use board::{Board, Duplex, EthNode, IrqSpec, Link, MacConfig, NewMac, NewPort, Region, Shaping, SwitchPort};
+pub use board::{
+    Board, Duplex, EthNode, IrqLines, IrqSpec, Link, MacConfig, NewMac, NewPort, Region, Shaping, SpaceAt, SwitchPort,
+};
 pub use error::{ProbeError, ProbeErrorKind};
 pub use path::NodePath;
 #[cfg(feature = "fdt")]

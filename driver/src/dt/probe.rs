@@ -7,7 +7,8 @@
 //! frames hold the Ethernet node's small facts, never a second copy of the board.
 
 use super::board::{
-    Board, DSA_MAX_PORTS, Duplex, EthNode, IrqSpec, Link, MAX_IRQS, MacConfig, NewMac, NewPort, SPEEDS,
+    Board, DSA_MAX_PORTS, Duplex, EthNode, IrqLines, IrqSpec, Link, MAX_IRQS, MacConfig, NewMac, NewPort, SPEEDS,
+    SpaceAt,
 };
 use super::error::{ProbeError, ProbeErrorKind as K};
 use super::path::NodePath;
@@ -48,10 +49,11 @@ fn probe_to<'a>(dtb: &'a [u8], out: &mut Result<Board<'a>, ProbeError<'a>>) {
         }
     };
     Board::new_in(out, found.eth, found.irqs());
-    if let Ok(board) = out
-        && let Err(e) = fill(&tree, &found.node, board)
-    {
-        *out = Err(e);
+    if let Ok(board) = out {
+        board.irq_lines = found.lines;
+        if let Err(e) = fill(&tree, &found.node, board) {
+            *out = Err(e);
+        }
     }
 }
 
@@ -64,6 +66,7 @@ pub fn probe_into<'a, 's>(
     let tree = Tree::parse(dtb)?;
     let found = find_ethernet(&tree)?;
     let board = Board::init(slot, found.eth, found.irqs())?;
+    board.irq_lines = found.lines;
     fill(&tree, &found.node, board)?;
     Ok(board)
 }
@@ -74,6 +77,7 @@ struct Found<'t, 'a> {
     eth: EthNode<'a>,
     irqs: [IrqSpec; MAX_IRQS],
     nirqs: usize,
+    lines: IrqLines,
 }
 
 impl Found<'_, '_> {
@@ -83,8 +87,25 @@ impl Found<'_, '_> {
 }
 
 fn fill<'a>(tree: &Tree<'a>, node: &FdtNode<'_, 'a>, board: &mut Board<'a>) -> Result<(), ProbeError<'a>> {
+    read_spaces(tree, node, board)?;
     read_macs(tree, node, board)?;
+    // A syscon the board lacks is an error only now that the MACs (and their phy modes) are known.
+    board.check_spaces()?;
     read_switches(tree, board)
+}
+
+/// Every syscon space of the SoC that the Ethernet node's properties name: the phandle's node
+/// and its `reg`. An absent property (or a shorter list) leaves the space out; a dangling
+/// phandle or a bad `reg` is an error.
+fn read_spaces<'a>(tree: &Tree<'a>, node: &FdtNode<'_, 'a>, board: &mut Board<'a>) -> Result<(), ProbeError<'a>> {
+    for loc in board.soc.caps.spaces.iter().filter(|l| !l.is_own_reg()) {
+        let found = props::phandle_target_at(tree, node, board.path, loc.property, usize::from(loc.index))?;
+        if let Some((path, syscon, parent)) = found {
+            let reg = read_reg(&syscon, parent.as_ref(), path)?;
+            board.add_space(SpaceAt { space: loc.space, path, reg })?;
+        }
+    }
+    Ok(())
 }
 
 /// Finds the first enabled node whose compatible list names a SoC of the table and reads it.
@@ -137,12 +158,12 @@ fn read_node<'t, 'a>(
     let node = v.node;
     let path = v.path;
     let reg = read_reg(&node, v.parent().as_ref(), path)?;
-    let (irqs, nirqs) = read_interrupts(tree, v, soc)?;
+    let (irqs, nirqs, lines) = read_interrupts(tree, v, soc)?;
     check_clocks(&node, path, soc)?;
     let (ethsys_path, ethsys_node, ethsys_parent) = props::phandle_target(tree, &node, path, "mediatek,ethsys")?
         .ok_or(ProbeError::at(path, Some("mediatek,ethsys"), K::MissingProperty))?;
     let ethsys_reg = read_reg(&ethsys_node, ethsys_parent.as_ref(), ethsys_path)?;
-    Ok(Found { node, eth: EthNode { compatible, path, reg, ethsys_path, ethsys_reg }, irqs, nirqs })
+    Ok(Found { node, eth: EthNode { compatible, path, reg, ethsys_path, ethsys_reg }, irqs, nirqs, lines })
 }
 
 /// `#interrupt-cells` of the node's interrupt parent (its own `interrupt-parent`, else the
@@ -165,7 +186,7 @@ fn read_interrupts<'a>(
     tree: &Tree<'a>,
     v: &Visit<'_, '_, 'a>,
     soc: &SocInfo,
-) -> Result<([IrqSpec; MAX_IRQS], usize), ProbeError<'a>> {
+) -> Result<([IrqSpec; MAX_IRQS], usize, IrqLines), ProbeError<'a>> {
     let path = v.path;
     let p = v.node.property("interrupts").ok_or(ProbeError::at(path, Some("interrupts"), K::MissingProperty))?;
     let n = interrupt_cells(tree, v)? as usize;
@@ -189,13 +210,27 @@ fn read_interrupts<'a>(
         }
         irqs[i] = spec;
     }
-    if let Some(names) = v.node.property("interrupt-names") {
-        let names = strings(names.value).ok_or(ProbeError::at(path, Some("interrupt-names"), K::BadString))?.count();
+    let mut lines = IrqLines::by_index(soc);
+    if let Some(prop) = v.node.property("interrupt-names") {
+        let bad = || ProbeError::at(path, Some("interrupt-names"), K::BadString);
+        let names = strings(prop.value).ok_or_else(bad)?.count();
         if names != count {
             return Err(ProbeError::at(path, Some("interrupt-names"), K::IrqNamesMismatch { irqs: count, names }));
         }
+        // Lines the SoC names (Linux looks NETSYS v2+ lines up by name first).
+        if let Some(want) = soc.caps.irq.names {
+            let find = |name: &'static str, role: &'static str| {
+                let at = strings(prop.value).ok_or_else(bad)?.position(|n| n == name);
+                at.and_then(|i| u8::try_from(i).ok()).ok_or(ProbeError::at(
+                    path,
+                    Some("interrupt-names"),
+                    K::IrqNameMissing { name, role },
+                ))
+            };
+            lines = IrqLines { tx: find(want.tx, "tx")?, rx: find(want.rx, "rx")?, by_name: true };
+        }
     }
-    Ok((irqs, count.min(MAX_IRQS)))
+    Ok((irqs, count.min(MAX_IRQS), lines))
 }
 
 fn check_clocks<'a>(node: &FdtNode<'_, 'a>, path: NodePath<'a>, soc: &SocInfo) -> Result<(), ProbeError<'a>> {

@@ -105,6 +105,24 @@ pub fn read_reg<'a>(
 }
 
 /// The node a one-cell phandle property points at, with its path and parent.
+/// The node phandle `index` of property `name` names (a list of bare phandles, as syscon
+/// lists are), with its path and parent; `None` when the property is absent or shorter.
+pub fn phandle_target_at<'t, 'a>(
+    tree: &'t super::walk::Tree<'a>,
+    node: &FdtNode<'_, 'a>,
+    path: NodePath<'a>,
+    name: &'a str,
+    index: usize,
+) -> Result<Option<(NodePath<'a>, FdtNode<'t, 'a>, Option<FdtNode<'t, 'a>>)>, ProbeError<'a>> {
+    let Some(p) = node.property(name) else { return Ok(None) };
+    let Some(ph) = cells(p.value).nth(index) else { return Ok(None) };
+    match tree.by_phandle(ph) {
+        Some(t) => Ok(Some(t)),
+        None => Err(ProbeError::at(path, Some(name), ProbeErrorKind::DanglingPhandle(ph))),
+    }
+}
+
+/// The node the first phandle of property `name` names, with its path and parent.
 pub fn phandle_target<'t, 'a>(
     tree: &'t super::walk::Tree<'a>,
     node: &FdtNode<'_, 'a>,

@@ -159,12 +159,13 @@ impl Clock for Null<'_> {
 
 impl<'a> Platform for Null<'a> {
     type Fe = Regs<'a>;
-    type Ethsys = Regs<'a>;
+    type Syscon = Regs<'a>;
     fn fe(&self) -> Regs<'a> {
         Regs(&self.0.regs)
     }
-    fn ethsys(&self) -> Regs<'a> {
-        Regs(&self.0.sys)
+    /// Every syscon shares one small register file: the benchmark measures the data path.
+    fn syscon(&self, _space: fe_regs::Space) -> Option<Regs<'a>> {
+        Some(Regs(&self.0.sys))
     }
 }
 

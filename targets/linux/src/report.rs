@@ -56,6 +56,23 @@ fn warning_json(w: &ProbeError) -> Value {
 /// What the probe did about a warning (every warning today disables a MAC).
 const WARNING_ACTION: &str = "the MAC is disabled";
 
+/// One path-setup write as JSON (`now`: the register's value read back, when known).
+pub fn path_write_json(w: &fe_regs::caps::PathWrite, now: Option<u32>) -> Value {
+    let mut v = json!({
+        "space": w.space.name(),
+        "register": w.register,
+        "offset": w.offset,
+        "mask": w.mask,
+        "value": w.value,
+        "fields": w.fields.iter().map(|(n, x)| json!({"name": n, "value": x})).collect::<Vec<_>>(),
+    });
+    if let Some(n) = now {
+        v["now"] = json!(n);
+        v["holds"] = json!(w.holds(n));
+    }
+    v
+}
+
 /// The board as JSON (format documented in `dts/README.md`).
 pub fn to_json(p: &Board) -> Value {
     let macs: Vec<Value> = p
@@ -80,6 +97,10 @@ pub fn to_json(p: &Board) -> Value {
                 "sfp": m.sfp.map(|s| s.to_string()),
                 "managed": if m.in_band { "in-band-status" } else { "auto" },
                 "queue": m.queue,
+                "interface": m.enabled.then_some(m.phy_mode),
+                // The writes `open` (and link-up) make for this MAC's interface.
+                "path_setup": p.soc.caps.path_setup_for(m.id, m.phy_mode).filter(|_| m.enabled)
+                    .map(|s| s.writes.iter().map(|w| path_write_json(w, None)).collect::<Vec<_>>()),
             })
         })
         .collect();
@@ -112,6 +133,15 @@ pub fn to_json(p: &Board) -> Value {
         "irqs": p.irqs().iter().map(irq).collect::<Vec<_>>(),
         "ethsys_path": p.ethsys_path.to_string(),
         "ethsys_reg": region(p.ethsys_reg),
+        "irq_lines": {"tx": p.irq_lines.tx, "rx": p.irq_lines.rx, "by_name": p.irq_lines.by_name},
+        "spaces": p.soc.caps.spaces.iter().map(|l| json!({
+            "space": l.space.name(),
+            "property": l.property,
+            "index": l.index,
+            "path": if l.is_own_reg() { Some(p.path.to_string()) } else { p.space(l.space).map(|s| s.path.to_string()) },
+            "reg": if l.is_own_reg() { Some(region(p.reg)) } else { p.space(l.space).map(|s| region(s.reg)) },
+            "needed_by": p.needs(l.space).map(|n| n.to_string()),
+        })).collect::<Vec<_>>(),
         "macs": macs,
         "switch_ports": ports,
         "warnings": p.warnings().map(|w| warning_json(&w)).collect::<Vec<_>>(),

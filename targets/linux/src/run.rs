@@ -107,6 +107,10 @@ pub struct MacResult {
     pub id: u8,
     /// Final value of the MAC's GDMA forwarding register (RX checksum bits included).
     pub gdma_fwd_cfg: u32,
+    /// The interface (`phy-mode`) the MAC's path was set up for.
+    pub interface: &'static str,
+    /// The path-setup writes the driver made for it, each with the register read back after the run.
+    pub path_setup: Vec<(fe_regs::caps::PathWrite, u32)>,
     /// Driver to wire.
     pub tx: Direction,
     /// Wire to driver.
@@ -198,7 +202,13 @@ pub fn run_with(board: &str, dtb: &[u8], rx_checksum: bool, lro: LroMode, drive:
             .gdma
             .at(mac as usize)
             .map_or(0, |g| fe_regs::bus::Bus::read32(&sim.fe(), g.fwd_cfg.offset() as usize));
-        results.push(MacResult { id: mac, gdma_fwd_cfg: fwd, tx, rx });
+        let interface = eth.mac(mac).map_or("", |m| m.interface);
+        let path_setup = soc.caps.path_setup_for(mac, interface).map_or(&[][..], |p| p.writes);
+        let path_setup = path_setup
+            .iter()
+            .map(|w| (*w, sim.space(w.space).map_or(0, |b| fe_regs::bus::Bus::read32(&b, w.offset as usize))))
+            .collect();
+        results.push(MacResult { id: mac, gdma_fwd_cfg: fwd, interface, path_setup, tx, rx });
     }
     let d = eth.stats().drops;
     let drops = vec![
@@ -466,7 +476,11 @@ pub fn to_json(r: &Report) -> Value {
         "board": r.board,
         "rx_checksum": r.rx_checksum,
         "lro": lro_name(r.lro),
-        "macs": r.macs.iter().map(|m| json!({"id": m.id, "gdma_fwd_cfg": m.gdma_fwd_cfg, "tx": dir(&m.tx), "rx": dir(&m.rx)})).collect::<Vec<_>>(),
+        "macs": r.macs.iter().map(|m| json!({
+            "id": m.id, "interface": m.interface,
+            "path_setup": m.path_setup.iter().map(|(w, now)| crate::report::path_write_json(w, Some(*now))).collect::<Vec<_>>(),
+            "gdma_fwd_cfg": m.gdma_fwd_cfg, "tx": dir(&m.tx), "rx": dir(&m.rx),
+        })).collect::<Vec<_>>(),
         "delivered_verified": r.macs.iter().map(|m| m.rx.verified).sum::<u64>(),
         "drops": r.drops.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "violations": r.violations,

@@ -11,11 +11,16 @@ use fe_driver::platform::{Clock, DmaError, DmaMemory, Platform, RxPool};
 
 impl Sim {
     /// The frame engine of `board`'s SoC, its register window placed where the board's device
-    /// tree says ([`Sim::place_fe`]), so that SRAM rings are found at their physical address.
+    /// tree says ([`Sim::place_fe`]), so that SRAM rings are found at their physical address,
+    /// and each enabled MAC wired to its `phy-mode` ([`Sim::wire_interface`]): it carries frames
+    /// only once its path is set up.
     #[must_use]
     pub fn for_board(board: &Board<'_>) -> Self {
         let sim = Sim::new(board.soc);
         sim.place_fe(board.reg.base, board.reg.size);
+        for m in board.enabled_macs() {
+            sim.wire_interface(usize::from(m.id), Some(m.phy_mode));
+        }
         sim
     }
 }
@@ -59,12 +64,12 @@ impl Clock for SimPlatform<'_> {
 
 impl<'a> Platform for SimPlatform<'a> {
     type Fe = SimBus<'a>;
-    type Ethsys = SimBus<'a>;
+    type Syscon = SimBus<'a>;
     fn fe(&self) -> SimBus<'a> {
         self.0.fe()
     }
-    fn ethsys(&self) -> SimBus<'a> {
-        self.0.ethsys()
+    fn syscon(&self, space: fe_regs::Space) -> Option<SimBus<'a>> {
+        self.0.space(space)
     }
 }
 

@@ -97,6 +97,8 @@ pub(crate) struct Inner {
     pub(crate) moderation: crate::moderation::Moderation,
     /// The on-chip SRAM (SoCs with SRAM rings).
     pub(crate) sram: crate::sram::Sram,
+    /// The MAC path muxes (which interface each MAC is wired to, what the CPU set up).
+    pub(crate) muxes: crate::mux::Muxes,
 }
 
 /// The simulated frame engine.
@@ -195,6 +197,7 @@ impl Sim {
                 rx_done: rx_done_bit(soc),
                 moderation: crate::moderation::Moderation::default(),
                 sram: crate::sram::Sram::new(soc),
+                muxes: crate::mux::Muxes::default(),
             }),
         }
     }
@@ -225,10 +228,40 @@ impl Sim {
         SimBus { sim: self, space: Space::Fe }
     }
 
+    /// The board wires interface `phy_mode` to MAC `mac` (`None`: not modelled): from now on
+    /// the MAC carries frames only while its path is set up for it (see `Violation::PathNotSetUp`).
+    pub fn wire_interface(&self, mac: usize, phy_mode: Option<&str>) {
+        let mut s = self.inner.borrow_mut();
+        let soc = s.soc;
+        let stat = phy_mode.and_then(|m| soc.caps.macs.get(mac)?.phy_modes.iter().copied().find(|x| *x == m));
+        let stat = match (phy_mode, stat) {
+            (Some(_), None) => Some("(a phy mode the MAC does not take)"),
+            (_, s) => s,
+        };
+        if s.muxes.wired.len() <= mac {
+            s.muxes.wired.resize(mac + 1, None);
+        }
+        s.muxes.wired[mac] = stat;
+    }
+
+    /// Why MAC `mac` carries no frames now, if its path is not set up for its interface.
+    #[must_use]
+    pub fn path_fault(&self, mac: usize) -> Option<Violation> {
+        self.inner.borrow().path_fault(mac)
+    }
+
     /// The ETHSYS syscon register space as a bus.
     #[must_use]
     pub fn ethsys(&self) -> SimBus<'_> {
         SimBus { sim: self, space: Space::Ethsys }
+    }
+
+    /// The bus of any space of the SoC (frame engine or a syscon), `None` for a space the SoC's
+    /// map does not have.
+    #[must_use]
+    pub fn space(&self, space: Space) -> Option<SimBus<'_>> {
+        let soc = self.inner.borrow().soc;
+        soc.registers.iter().any(|r| r.space == space).then_some(SimBus { sim: self, space })
     }
 
     /// Current simulated time in nanoseconds.
@@ -606,6 +639,7 @@ impl Inner {
     fn after_write(&mut self, space: Space, offset: u32, value: u32) {
         let soc = self.soc;
         let fe = &soc.fe;
+        self.muxes.write(space, offset);
         if space == Space::Ethsys {
             if offset == soc.caps.cold_reset.reg.offset {
                 let asserted = value & soc.caps.cold_reset.mask != 0;
@@ -664,17 +698,19 @@ impl Inner {
 
     fn cold_reset(&mut self) {
         self.in_reset = false;
-        // ETHSYS keeps its values; the frame engine returns to reset and loses what is in flight.
-        let keep: Vec<(u32, u32)> = self
+        // The syscons (ETHSYS, SGMIISYS, ...) keep their values; the frame engine returns to
+        // reset and loses what is in flight.
+        let keep: Vec<(Space, u32, u32)> = self
             .soc
             .registers
             .iter()
-            .filter(|m| m.space == Space::Ethsys)
-            .map(|m| (m.offset, self.regs.get(Space::Ethsys, m.offset)))
+            .filter(|m| m.space != Space::Fe)
+            .map(|m| (m.space, m.offset, self.regs.get(m.space, m.offset)))
             .collect();
         self.regs.reset();
-        for (o, v) in keep {
-            self.regs.set(Space::Ethsys, o, v);
+        self.muxes.reset(Space::Fe);
+        for (s, o, v) in keep {
+            self.regs.set(s, o, v);
         }
         for q in &mut self.queues {
             q.clear();

@@ -23,6 +23,7 @@ pub mod engine;
 pub mod fault;
 mod lro;
 mod moderation;
+mod mux;
 mod ordering;
 pub mod packet;
 pub mod regfile;

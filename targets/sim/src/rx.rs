@@ -20,6 +20,11 @@ impl Inner {
                 s.regs.add(Space::Fe, o, 1);
             }
         };
+        if !self.path_open(mac) {
+            // The MAC's path mux is not set up for its interface: nothing reaches the engine.
+            self.stats.rx_dropped += 1;
+            return;
+        }
         if has_fcs {
             if !packet::fcs_ok(&frame) {
                 count(self, mib.map(|m| m.rx_fcs_errors.offset()));

@@ -203,7 +203,7 @@ impl Inner {
         self.rr = (q + 1) % QUEUES;
         self.now = t;
         let mcr = self.soc.fe.mac.at(mac).map_or(0, |m| self.fe(m.mcr.offset()));
-        if mcr & (1 << 14) == 0 || mcr & 1 == 0 || !self.macs[mac].link_up {
+        if mcr & (1 << 14) == 0 || mcr & 1 == 0 || !self.macs[mac].link_up || !self.path_open(mac) {
             self.stats.tx_dropped += 1;
             self.pump_tx();
             return true;

@@ -107,6 +107,22 @@ pub enum Violation {
         /// The delay-interrupt register.
         register: &'static str,
     },
+    /// A MAC carried no frame: its path is not set up for the interface the board wires to it
+    /// (a path-setup register not written since reset, or holding other bits).
+    PathNotSetUp {
+        /// MAC id.
+        mac: u8,
+        /// The interface (`phy-mode`) wired to it.
+        interface: &'static str,
+        /// The register (`space.block.register`) that is not as the path setup leaves it.
+        register: &'static str,
+        /// The bits the setup leaves there.
+        expected: u32,
+        /// The bits found (within `mask`).
+        found: u32,
+        /// The bits the setup writes.
+        mask: u32,
+    },
 }
 
 impl fmt::Display for Violation {
@@ -150,6 +166,11 @@ impl fmt::Display for Violation {
             Violation::DelayNeverFires { register } => {
                 write!(f, "{register}: delayed interrupt enabled with no packet or time limit, it would never fire")
             }
+            Violation::PathNotSetUp { mac, interface, register, expected, found, mask } => write!(
+                f,
+                "MAC {mac} ({interface}) carries no frames: its path is not set up, {register} holds {found:#x} in \
+                 mask {mask:#x} (or was not written since reset) where the path setup leaves {expected:#x}"
+            ),
             Violation::DelayUnitUnknown { register } => {
                 write!(f, "{register}: delayed interrupt enabled, but the SoC has no interrupt moderation time unit")
             }

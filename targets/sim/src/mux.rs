@@ -1,0 +1,92 @@
+//! The MAC path muxes, modelled strictly from the SoC's path-setup data (capability
+//! `path_setup`): a MAC wired to an interface (the board's `phy-mode`) carries frames only
+//! while every register its path setup writes holds what that setup leaves there, and has been
+//! written by the CPU since it last came out of reset (a mux at its reset value was not set up).
+//! Otherwise the MAC drops what it would send or receive, and the model records a
+//! [`Violation::PathNotSetUp`] naming the register (once per MAC until the cause changes).
+
+use crate::engine::Inner;
+use crate::violation::Violation;
+use alloc::collections::BTreeSet;
+use alloc::vec::Vec;
+use fe_regs::Space;
+
+/// Interfaces the board wires to each MAC and the registers the CPU has written.
+#[derive(Debug, Default)]
+pub(crate) struct Muxes {
+    /// Interface (`phy-mode`) wired to each MAC; `None`: not modelled (no board given).
+    pub(crate) wired: Vec<Option<&'static str>>,
+    /// `(space index, offset)` of registers written since they last reset.
+    written: BTreeSet<(usize, u32)>,
+    /// The last fault reported per MAC (reported again only when it changes).
+    reported: Vec<Option<Violation>>,
+}
+
+impl Muxes {
+    /// The CPU wrote `offset` of `space`.
+    pub(crate) fn write(&mut self, space: Space, offset: u32) {
+        self.written.insert((space.index(), offset));
+    }
+
+    /// Space `space` went back to its reset values (a cold reset of the frame engine).
+    pub(crate) fn reset(&mut self, space: Space) {
+        self.written.retain(|(s, _)| *s != space.index());
+    }
+}
+
+impl Inner {
+    /// Why MAC `mac` carries no frames, if its path is not set up for the interface wired to it.
+    pub(crate) fn path_fault(&self, mac: usize) -> Option<Violation> {
+        let interface = (*self.muxes.wired.get(mac)?)?;
+        let Some(setup) = self.soc.caps.path_setup_for(mac as u8, interface) else {
+            return Some(Violation::PathNotSetUp {
+                mac: mac as u8,
+                interface,
+                register: "(no path setup for this mode)",
+                expected: 0,
+                found: 0,
+                mask: 0,
+            });
+        };
+        // What the writes leave in each register, the last write of a bit winning.
+        let mut want: Vec<(Space, u32, &'static str, u32, u32)> = Vec::new();
+        for w in setup.writes {
+            match want.iter_mut().find(|x| x.0 == w.space && x.1 == w.offset) {
+                Some(x) => {
+                    x.3 |= w.mask;
+                    x.4 = (x.4 & !w.mask) | (w.value & w.mask);
+                }
+                None => want.push((w.space, w.offset, w.register, w.mask, w.value & w.mask)),
+            }
+        }
+        for (space, offset, register, mask, value) in want {
+            let found = self.regs.get(space, offset);
+            if !self.muxes.written.contains(&(space.index(), offset)) || found & mask != value {
+                return Some(Violation::PathNotSetUp {
+                    mac: mac as u8,
+                    interface,
+                    register,
+                    expected: value,
+                    found: found & mask,
+                    mask,
+                });
+            }
+        }
+        None
+    }
+
+    /// Whether MAC `mac` may carry a frame now; records the reason once when it may not.
+    pub(crate) fn path_open(&mut self, mac: usize) -> bool {
+        let fault = self.path_fault(mac);
+        if self.muxes.reported.len() <= mac {
+            self.muxes.reported.resize(mac + 1, None);
+        }
+        if let Some(v) = fault
+            && self.muxes.reported[mac] != fault
+        {
+            self.violate(v);
+        }
+        self.muxes.reported[mac] = fault;
+        fault.is_none()
+    }
+}
