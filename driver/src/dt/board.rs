@@ -319,10 +319,10 @@ impl<'a> Board<'a> {
     /// [`Board::new`] into `out`, written in place.
     #[cfg(feature = "fdt")]
     pub(crate) fn new_in(out: &mut Result<Self, ProbeError<'a>>, node: EthNode<'a>, irqs: &[IrqSpec]) {
-        *out = match Self::check_node(&node, irqs) {
-            Ok(soc) => Ok(Self::empty(soc, &node, irqs)),
-            Err(e) => Err(e),
-        };
+        match Self::check_node(&node, irqs) {
+            Ok(soc) => *out = Ok(Self::empty(soc, &node, irqs)),
+            Err(e) => *out = Err(e),
+        }
     }
 
     /// [`Board::new`] into `slot`, which the caller owns (a kernel keeps a board in memory it
@@ -364,6 +364,9 @@ impl<'a> Board<'a> {
         Ok(soc)
     }
 
+    /// A board with no MACs or ports yet (inlined, and the constant tables last, so that the
+    /// caller's place is written directly: a probe runs on a kernel stack).
+    #[inline(always)]
     fn empty(soc: &'static SocInfo, node: &EthNode<'a>, list: &[IrqSpec]) -> Self {
         let mut irqs = [IrqSpec::default(); MAX_IRQS];
         for (slot, i) in irqs.iter_mut().zip(list) {
@@ -380,9 +383,9 @@ impl<'a> Board<'a> {
             ethsys_reg: node.ethsys_reg,
             irq_lines: IrqLines::by_index(soc),
             spaces: Self::ethsys_space(soc, node),
+            nports: 0,
             macs: [None; MAX_MACS],
             ports: [None; MAX_PORTS],
-            nports: 0,
         }
     }
 
