@@ -13,6 +13,7 @@
 
 use core::ffi::c_void;
 use fe_driver::platform::{Clock, DmaError, DmaMemory, Platform};
+use fe_regs::Space;
 use fe_regs::bus::Bus;
 use fe_sim::Sim;
 
@@ -81,19 +82,35 @@ impl Chip {
     }
 }
 
-/// One register space of the chip.
+/// One register space of the chip (the frame engine or a syscon), by the generated space id.
 #[derive(Clone, Copy, Debug)]
 pub struct ChipBus {
     chip: Chip,
-    ethsys: bool,
+    space: Space,
 }
 
 impl ChipBus {
+    /// Runs `f` on the simulator's bus of this space, under the chip lock (a space the
+    /// simulated SoC lacks reads all ones and drops writes, as an undecoded address would; the
+    /// driver only asks for spaces `Platform::syscon` gave it).
     #[inline]
     fn with<R>(&self, f: impl FnOnce(&dyn Bus) -> R) -> R {
-        let ethsys = self.ethsys;
-        self.chip.with(|sim| if ethsys { f(&sim.ethsys()) } else { f(&sim.fe()) })
+        let space = self.space;
+        self.chip.with(|sim| match sim.space(space) {
+            Some(bus) => f(&bus),
+            None => f(&Undecoded),
+        })
     }
+}
+
+/// A space the simulated SoC does not have.
+struct Undecoded;
+
+impl Bus for Undecoded {
+    fn read32(&self, _offset: usize) -> u32 {
+        u32::MAX
+    }
+    fn write32(&self, _offset: usize, _value: u32) {}
 }
 
 impl Bus for ChipBus {
@@ -175,11 +192,12 @@ impl Clock for Chip {
 
 impl Platform for Chip {
     type Fe = ChipBus;
-    type Ethsys = ChipBus;
+    type Syscon = ChipBus;
     fn fe(&self) -> ChipBus {
-        ChipBus { chip: *self, ethsys: false }
+        ChipBus { chip: *self, space: Space::Fe }
     }
-    fn ethsys(&self) -> ChipBus {
-        ChipBus { chip: *self, ethsys: true }
+    fn syscon(&self, space: Space) -> Option<ChipBus> {
+        let chip = *self;
+        chip.with(|sim| sim.space(space).is_some()).then_some(ChipBus { chip, space })
     }
 }
