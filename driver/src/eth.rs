@@ -128,7 +128,7 @@ pub struct Eth<P: Platform> {
     pub(crate) fq: crate::ring::fq::FreeQueue,
     /// RX copy-out buffer, big enough for a hardware LRO aggregate.
     pub(crate) scratch: [u8; crate::ring::lro::MAX_LRO_BUF],
-    /// Hardware LRO rings, when the SoC has them.
+    /// Hardware LRO rings (none in use on a SoC without hardware LRO).
     pub(crate) lro: crate::ring::lro::LroRings,
     pub(crate) mib: crate::stats::MibTotals,
     pub(crate) wd: crate::stats::WatchdogState,
@@ -142,6 +142,24 @@ pub struct Eth<P: Platform> {
 #[inline(always)]
 pub(crate) fn port_mac(ports: &[u8; 8], src_port: u8) -> Option<u8> {
     Some(ports[usize::from(src_port) % 8]).filter(|m| *m != NO_MAC)
+}
+
+/// The driver's record of each of `board`'s MACs (out of line: its loop's temporaries stay out
+/// of [`Eth::new`]'s frame).
+#[inline(never)]
+fn mac_ports(soc: &'static SocInfo, board: &Board<'_>) -> [Option<MacPort>; MAX_MACS] {
+    let mut macs = [None; MAX_MACS];
+    for m in board.macs() {
+        let fixed = match m.link {
+            Link::Fixed { speed, duplex, pause } => Some(LinkState { speed, duplex, pause }),
+            _ => None,
+        };
+        if let Some(slot) = macs.get_mut(m.id as usize) {
+            let interface = crate::path_setup::interface(soc, m.id, m.phy_mode).unwrap_or("");
+            *slot = Some(MacPort { id: m.id, enabled: m.enabled, fixed, queue: m.queue, link: None, interface });
+        }
+    }
+    macs
 }
 
 /// Every ring's memory and registers, allocated before the driver is built: addresses only,
@@ -206,17 +224,7 @@ impl<P: Platform> Eth<P> {
             return Err(EthError::UnsupportedLayout(rx_layout));
         }
         crate::path_setup::check_buses(board, &p)?;
-        let mut macs = [None; MAX_MACS];
-        for m in board.macs() {
-            let fixed = match m.link {
-                Link::Fixed { speed, duplex, pause } => Some(LinkState { speed, duplex, pause }),
-                _ => None,
-            };
-            if let Some(slot) = macs.get_mut(m.id as usize) {
-                let interface = crate::path_setup::interface(soc, m.id, m.phy_mode).unwrap_or("");
-                *slot = Some(MacPort { id: m.id, enabled: m.enabled, fixed, queue: m.queue, link: None, interface });
-            }
-        }
+        let macs = mac_ports(soc, board);
         let m = RingMem::alloc(soc, board, &p)?;
         Ok(Eth {
             p,

@@ -35,7 +35,9 @@ pub fn needs(board: &Board<'_>, space: Space) -> Option<Need> {
     board.needs(space)
 }
 
-/// Checks that the platform has a bus for every space the board needs (`Eth::new`).
+/// Checks that the platform has a bus for every space the board needs (`Eth::new`; out of
+/// line, so that its temporaries stay out of that frame).
+#[inline(never)]
 pub fn check_buses<P: Platform>(board: &Board<'_>, p: &P) -> Result<(), EthError> {
     for loc in board.soc.caps.spaces.iter().filter(|l| !l.is_own_reg()) {
         if needs(board, loc.space).is_some() && p.syscon(loc.space).is_none() {
