@@ -173,6 +173,11 @@ pub enum AllocError {
         /// Physical address it gave.
         addr: u64,
     },
+    /// The heap has no room for a table the driver allocates when it is built.
+    Heap {
+        /// Bytes asked for.
+        size: usize,
+    },
 }
 
 impl fmt::Display for AllocError {
@@ -182,6 +187,7 @@ impl fmt::Display for AllocError {
             AllocError::Above4G { addr } => {
                 write!(f, "DMA memory at {addr:#x} is above 4 GiB, which descriptors cannot address")
             }
+            AllocError::Heap { size } => write!(f, "out of heap memory (asked for {size} bytes)"),
         }
     }
 }

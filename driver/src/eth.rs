@@ -19,6 +19,7 @@ use crate::ring::rx::{RxRegs, RxRing};
 use crate::ring::tx::{TxRegs, TxRing};
 use crate::shared::Shared;
 use crate::stats::Stats;
+use alloc::boxed::Box;
 use fe_regs::bus::Bus;
 use fe_regs::descriptors::DescriptorLayout;
 use fe_regs::values::{GdmaFwdCfg, MacMcr, MacMcrMaxRx, PdmaGloCfgRxBt, QdmaGloCfgTxBt};
@@ -126,8 +127,8 @@ pub struct Eth<P: Platform> {
     pub(crate) tx: TxRing,
     pub(crate) rx: RxRing<RX_RING>,
     pub(crate) fq: crate::ring::fq::FreeQueue,
-    /// RX copy-out buffer, big enough for a hardware LRO aggregate.
-    pub(crate) scratch: [u8; crate::ring::lro::MAX_LRO_BUF],
+    /// RX copy-out buffer, big enough for a hardware LRO aggregate (on the heap).
+    pub(crate) scratch: Box<[u8; crate::ring::lro::MAX_LRO_BUF]>,
     /// Hardware LRO rings (none in use on a SoC without hardware LRO).
     pub(crate) lro: crate::ring::lro::LroRings,
     pub(crate) mib: crate::stats::MibTotals,
@@ -162,16 +163,16 @@ fn mac_ports(soc: &'static SocInfo, board: &Board<'_>) -> [Option<MacPort>; MAX_
     macs
 }
 
-/// Every ring's memory and registers, allocated before the driver is built: addresses only,
-/// so that [`Eth::new`] builds the rings' tables in the caller's place and its own frame stays
-/// small (a kernel stack).
+/// Every ring's memory, registers and heap tables, allocated before the driver is built (out
+/// of line, so that [`Eth::new`]'s own frame stays small: a kernel stack).
 struct RingMem {
     tx: crate::ring::tx::TxMem,
     tx_regs: TxRegs,
-    rx: crate::ring::rx::RxMem,
+    rx: crate::ring::rx::RxMem<RX_RING>,
     rx_regs: RxRegs,
     lro: crate::ring::lro::LroMem,
     fq: crate::ring::fq::FreeQueue,
+    scratch: Box<[u8; crate::ring::lro::MAX_LRO_BUF]>,
 }
 
 impl RingMem {
@@ -192,18 +193,24 @@ impl RingMem {
         let tx = TxRing::alloc(p, tx_layout, tx_at)?;
         let rx = RxRing::<RX_RING>::alloc(p, RX_RING, BUF_SIZE, rx_at).inspect_err(|_| tx.free(p))?;
         let lro = match soc.caps.hw_lro {
-            Some(caps) => crate::ring::lro::LroRings::alloc(p, caps, pd, rx_regs).inspect_err(|_| {
+            Some(caps) => crate::ring::lro::LroRings::alloc(p, caps, pd).inspect_err(|_| {
                 tx.free(p);
                 rx.free(p);
             })?,
-            None => crate::ring::lro::LroMem::none(rx_regs),
+            None => crate::ring::lro::LroMem::none(),
         };
         let fq = crate::ring::fq::FreeQueue::new(p, tx_layout.size(), BUF_SIZE, fq_at).inspect_err(|_| {
             tx.free(p);
             rx.free(p);
             lro.free(p);
         })?;
-        Ok(RingMem { tx, tx_regs, rx, rx_regs, lro, fq })
+        let scratch = crate::heap::table(0).inspect_err(|_| {
+            tx.free(p);
+            rx.free(p);
+            lro.free(p);
+            fq.free(p);
+        })?;
+        Ok(RingMem { tx, tx_regs, rx, rx_regs, lro, fq, scratch })
     }
 }
 
@@ -244,8 +251,7 @@ impl<P: Platform> Eth<P> {
             wd: crate::stats::WatchdogState::default(),
             queues: crate::shaping::ports::board_queues(board),
             ports: crate::shaping::ports::user_ports(soc, board),
-            // Last: a constant written straight into the caller's place.
-            scratch: [0; crate::ring::lro::MAX_LRO_BUF],
+            scratch: m.scratch,
         })
     }
 

@@ -1,6 +1,7 @@
 //! The driver core for MediaTek frame-engine Ethernet (MT7621, MT7623, MT7986).
 //!
-//! `no_std`, allocation-free, and generic over the SoC only through data: every per-SoC fact
+//! `no_std` (with `alloc`: its bookkeeping tables are allocated once, when the driver is built;
+//! nothing is allocated on the packet path), and generic over the SoC only through data: every per-SoC fact
 //! comes from [`fe_regs::SocInfo`] (generated from `regs/*.yaml`) and from the board's device
 //! tree, read by [`dt::probe()`] into a [`dt::Board`]. The machine is reached through the small
 //! traits of [`platform`]; [`eth::Eth`] is one frame engine, brought up by [`eth::Eth::open`],
@@ -30,6 +31,8 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+extern crate alloc;
+
 #[cfg(feature = "smoltcp")]
 pub mod adapters;
 pub mod desc;
@@ -41,6 +44,7 @@ pub mod features;
 pub mod frame;
 pub mod handles;
 pub mod headers;
+mod heap;
 pub mod hwlro;
 pub mod irq;
 pub mod link;

@@ -9,7 +9,7 @@
 //! walked with node paths ([`walk`]), and the Ethernet node, its MACs and the DSA switch ports
 //! behind them are read into a [`Board`] ([`mod@probe`]).
 
-// Errors carry their node path inline (no allocation in the core), so they are larger than
+// Errors carry their node path inline (no allocation on an error path), so they are larger than
 // clippy's default; they are returned only on the cold failure path.
 #![allow(clippy::result_large_err)]
 

@@ -16,6 +16,7 @@ use crate::desc::{self, RX_WORDS, RxCodec};
 use crate::platform::{DmaError, Platform, RxPool};
 use crate::ring::mem::{DescAccess, DescMem, InDma, Place};
 use crate::ring::{AllocError, MAX_RING, alloc32};
+use alloc::boxed::Box;
 use fe_regs::bus::{RegSpec, Rw};
 use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
 use fe_regs::values::{PdmaPcrxPtr, PdmaRxCntCfg, PdmaRxPtr};
@@ -92,20 +93,18 @@ impl<A: DescAccess> Geometry<A> {
     }
 }
 
-/// An RX ring's DMA memory before the ring is built ([`RxRing::alloc`]).
-#[derive(Clone, Copy, Debug)]
-pub struct RxMem {
+/// An RX ring's DMA memory and slot table before the ring is built ([`RxRing::alloc`]).
+#[derive(Debug)]
+pub struct RxMem<const SLOTS: usize = MAX_RING> {
     mem: DescMem,
     bufs: u64,
     size: usize,
     buf_size: usize,
+    /// The slot table, on the heap ([`crate::heap`]).
+    addrs: Box<[u32; SLOTS]>,
 }
 
-impl RxMem {
-    /// A ring slot with no memory (the LRO rings a SoC does not have): never reset, polled or
-    /// freed.
-    pub const UNUSED: RxMem = RxMem { mem: DescMem::Dma { phys: 0 }, bufs: 0, size: 1, buf_size: 0 };
-
+impl<const SLOTS: usize> RxMem<SLOTS> {
     /// Gives the memory back (a later allocation failed before the ring was built).
     pub fn free<P: Platform>(&self, p: &P) {
         self.mem.free(p, RX_WORDS * 4 * self.size);
@@ -121,8 +120,8 @@ pub struct RxRing<const SLOTS: usize = MAX_RING> {
     base: u64,
     /// The ring's own buffer block (`buf_size` bytes per slot), until a pool lends the buffers.
     block: Option<u64>,
-    /// Each slot's buffer address (descriptors hold 32-bit addresses).
-    addrs: [u32; SLOTS],
+    /// Each slot's buffer address (descriptors hold 32-bit addresses), on the heap.
+    addrs: Box<[u32; SLOTS]>,
     size: usize,
     /// `size - 1`: sizes are powers of two, so ring arithmetic is a mask.
     mask: usize,
@@ -142,21 +141,25 @@ pub struct RxRing<const SLOTS: usize = MAX_RING> {
 
 impl<const SLOTS: usize> RxRing<SLOTS> {
     /// The DMA memory of a ring of `size` descriptors (a power of two up to `SLOTS`; others are
-    /// rounded down) at `place` (DMA memory or the SoC's SRAM) with `buf_size`-byte buffers;
-    /// [`RxRing::with`] then builds the ring, slot table included, where the caller puts it.
-    pub fn alloc<P: Platform>(p: &P, size: usize, buf_size: usize, place: Place) -> Result<RxMem, AllocError> {
+    /// rounded down) at `place` (DMA memory or the SoC's SRAM) with `buf_size`-byte buffers, and
+    /// its slot table on the heap; [`RxRing::with`] then builds the ring.
+    pub fn alloc<P: Platform>(p: &P, size: usize, buf_size: usize, place: Place) -> Result<RxMem<SLOTS>, AllocError> {
         // Slot indices are masked with `SLOTS - 1`.
         const { assert!(SLOTS.is_power_of_two()) };
         let size = 1 << size.clamp(1, SLOTS).ilog2();
         let mem = DescMem::alloc(p, place, RX_WORDS * 4 * size, 16)?;
         let bufs = alloc32(p, buf_size * size, 64).inspect_err(|_| mem.free(p, RX_WORDS * 4 * size))?;
-        Ok(RxMem { mem, bufs, size, buf_size })
+        let addrs = crate::heap::table(0).inspect_err(|_| {
+            mem.free(p, RX_WORDS * 4 * size);
+            p.dma_free(bufs, buf_size * size);
+        })?;
+        Ok(RxMem { mem, bufs, size, buf_size, addrs })
     }
 
     /// The ring over `m` (from [`RxRing::alloc`]) in `layout`, driven through `regs`.
     #[inline(always)]
-    pub fn with(m: RxMem, layout: DescriptorLayout, regs: RxRegs) -> Self {
-        let RxMem { mem, bufs, size, buf_size } = m;
+    pub fn with(m: RxMem<SLOTS>, layout: DescriptorLayout, regs: RxRegs) -> Self {
+        let RxMem { mem, bufs, size, buf_size, addrs } = m;
         let plen = buf_size.min(usize::from(u16::MAX)) as u16;
         let fresh = match layout {
             DescriptorLayout::RxV2 => <RxV2 as RxCodec>::fresh_ctrl(plen),
@@ -166,8 +169,8 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
             mem,
             base: mem.phys(),
             block: Some(bufs),
-            // Filled from the block at `reset` (zeros here are written in place, with no copy).
-            addrs: [0; SLOTS],
+            // Filled from the block at `reset`.
+            addrs,
             size,
             mask: size - 1,
             buf_size,

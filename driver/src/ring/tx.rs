@@ -11,6 +11,7 @@ use crate::desc::{self, TxCodec, TxDesc};
 use crate::platform::{DmaError, Platform};
 use crate::ring::mem::{DescAccess, DescMem, Place};
 use crate::ring::{AllocError, alloc32};
+use alloc::boxed::Box;
 use fe_regs::bus::{RegSpec, Rw};
 use fe_regs::descriptors::DescriptorLayout;
 use fe_regs::values::{QdmaCrxPtr, QdmaCtxPtr, QdmaDrxPtr, QdmaDtxPtr};
@@ -44,11 +45,11 @@ pub struct TxRing {
     layout: DescriptorLayout,
     desc_size: usize,
     regs: TxRegs,
-    /// Per descriptor: length of the frame it ends; 0 on the earlier descriptors of a
-    /// multi-descriptor frame (so each frame is counted once, as sent or dropped).
-    lens: [u16; TX_RING],
-    /// Per descriptor: the MAC of its frame (two arrays: 1.5 KiB, not 2 KiB of padded pairs).
-    macs: [u8; TX_RING],
+    /// Per descriptor, on the heap: the length of the frame it ends in bits 0-15 (0 on the
+    /// earlier descriptors of a multi-descriptor frame, so each frame is counted once, as sent
+    /// or dropped) and its MAC in bits 16-23 ([`frame_word`]). One word, one table: one heap
+    /// pointer on the TX path.
+    frames: Box<[u32; TX_RING]>,
     /// Next descriptor to fill.
     head: usize,
     /// The descriptor the CPU release pointer names (last freed).
@@ -57,12 +58,26 @@ pub struct TxRing {
     in_flight: usize,
 }
 
-/// A TX ring's DMA memory before the ring is built ([`TxRing::alloc`]).
-#[derive(Clone, Copy, Debug)]
+/// A descriptor's entry in the ring's frame table: the MAC of its frame and the length the
+/// frame ends with on it.
+#[inline(always)]
+fn frame_word(mac: u8, len: u16) -> u32 {
+    u32::from(len) | u32::from(mac) << 16
+}
+
+/// The MAC and length of a [`frame_word`].
+#[inline(always)]
+fn frame_of(w: u32) -> (u8, u16) {
+    ((w >> 16) as u8, w as u16)
+}
+
+/// A TX ring's DMA memory and tables before the ring is built ([`TxRing::alloc`]).
+#[derive(Debug)]
 pub struct TxMem {
     mem: DescMem,
     bufs: u64,
     desc_size: usize,
+    frames: Box<[u32; TX_RING]>,
 }
 
 impl TxMem {
@@ -81,7 +96,12 @@ impl TxRing {
         let desc_size = layout.size();
         let mem = DescMem::alloc(p, place, desc_size * TX_RING, desc_size.max(16))?;
         let bufs = alloc32(p, TX_BUF * TX_RING, 64).inspect_err(|_| mem.free(p, desc_size * TX_RING))?;
-        Ok(TxMem { mem, bufs, desc_size })
+        let free = || {
+            mem.free(p, desc_size * TX_RING);
+            p.dma_free(bufs, TX_BUF * TX_RING);
+        };
+        let frames = crate::heap::table(0).inspect_err(|_| free())?;
+        Ok(TxMem { mem, bufs, desc_size, frames })
     }
 
     /// The ring over `m` (from [`TxRing::alloc`] for `layout`), driven through `regs`.
@@ -94,8 +114,7 @@ impl TxRing {
             layout,
             desc_size: m.desc_size,
             regs,
-            lens: [0; TX_RING],
-            macs: [0; TX_RING],
+            frames: m.frames,
             head: 0,
             released: TX_RING - 1,
             in_flight: 0,
@@ -186,8 +205,7 @@ impl TxRing {
         p.dma_write(u64::from(self.buf(i)), data)?;
         let w = C::ctrl(d);
         self.mem.write_words(p, u64::from(self.addr(i)) + 4 * C::LO as u64, &w[..C::N])?;
-        self.lens[i] = frame_len;
-        self.macs[i] = mac;
+        self.frames[i] = frame_word(mac, frame_len);
         self.head = (i + 1) % TX_RING;
         self.in_flight += 1;
         Ok(i)
@@ -243,7 +261,7 @@ impl TxRing {
             {
                 break;
             }
-            let (mac, len) = (self.macs[next], self.lens[next]);
+            let (mac, len) = frame_of(self.frames[next]);
             if len > 0 {
                 sent(mac, len);
             }
@@ -270,7 +288,7 @@ impl TxRing {
             self.mem.write_words(p, u64::from(self.addr(i)), &w[..n])?;
             self.released = i;
             self.in_flight -= 1;
-            dropped += u64::from(self.lens[i] > 0);
+            dropped += u64::from(frame_of(self.frames[i]).1 > 0);
         }
         p.dma_wmb();
         Ok(dropped)

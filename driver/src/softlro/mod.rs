@@ -1,4 +1,4 @@
-//! SoftLRO: software receive coalescing of TCP segments, without allocation.
+//! SoftLRO: software receive coalescing of TCP segments, with no allocation after construction.
 //!
 //! Frames are offered one by one with [`SoftLro::push`]; segments that may be merged are held,
 //! one aggregate per flow in a bounded table of slots carved from caller storage, and delivered
@@ -34,6 +34,7 @@ pub use rules::{MAX_IP_LEN, MAX_SEGS};
 pub use stats::{FlushReason, LroStats, PassReason};
 pub use table::MAX_FLOWS;
 
+use crate::error::AllocError;
 use crate::frame::{RxChecksum, RxFrame};
 use crate::headers::ip::v6;
 use crate::platform::Clock;
@@ -61,17 +62,27 @@ pub struct SoftLro<'a> {
 impl<'a> SoftLro<'a> {
     /// Carves `storage` into `flows` slots (at most [`MAX_FLOWS`]); each slot holds one aggregate
     /// (headers + payload), so the largest aggregate is min(slot size, Ethernet header +
-    /// [`MAX_IP_LEN`]): slots of [`SLOT_SIZE`] bytes hold any. No allocation ever; with no room
-    /// every frame passes through.
-    #[inline(never)]
+    /// [`MAX_IP_LEN`]): slots of [`SLOT_SIZE`] bytes hold any. The flows' metadata (about
+    /// 33 KiB) is allocated here, once; nothing is allocated afterwards. With no room in
+    /// `storage` every frame passes through. Like `Box::new`, aborts when the heap has no room
+    /// for the metadata: [`SoftLro::try_new`] returns the error instead (what a kernel uses).
     pub fn new(storage: &'a mut [u8], flows: usize) -> Self {
-        SoftLro {
-            table: Table::new(storage, flows),
+        match Self::try_new(storage, flows) {
+            Ok(lro) => lro,
+            Err(_) => alloc::alloc::handle_alloc_error(core::alloc::Layout::new::<[table::Flow; MAX_FLOWS]>()),
+        }
+    }
+
+    /// [`SoftLro::new`], with an error when the heap has no room for the flows' metadata.
+    #[inline(never)]
+    pub fn try_new(storage: &'a mut [u8], flows: usize) -> Result<Self, AllocError> {
+        Ok(SoftLro {
+            table: Table::new(storage, flows)?,
             forwarding: false,
             flush_timeout_ns: FLUSH_TIMEOUT_NS,
             oldest: 0,
             stats: LroStats::default(),
-        }
+        })
     }
 
     /// Sets how long an aggregate may be held across polls that use their whole budget, in

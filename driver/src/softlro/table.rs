@@ -1,8 +1,11 @@
 //! The bounded flow table: `flows` slots carved from caller storage, each holding one aggregate
-//! (the head's headers followed by every merged payload), with per-slot metadata in a fixed
-//! array and least-recently-used eviction. No allocation.
+//! (the head's headers followed by every merged payload), with per-slot metadata in a fixed-size
+//! table allocated when the table is built, and least-recently-used eviction. No allocation
+//! afterwards.
 
 use super::parse::{Hosts, Options, Seg};
+use crate::error::AllocError;
+use alloc::boxed::Box;
 
 /// Most flows one [`super::SoftLro`] holds at once (more are clamped to this).
 pub const MAX_FLOWS: usize = 64;
@@ -136,12 +139,6 @@ impl Flow {
     }
 }
 
-/// Every slot free: one constant, so that [`Table::new`] writes the table into its place (all
-/// zero bytes, one `memset`) instead of building 64 copies of [`Flow::FREE`] in a temporary.
-/// A `static` would be read at run time; a const is what the compiler folds.
-#[expect(clippy::large_const_arrays, reason = "folded into the constructor's in-place write")]
-const FREE_FLOWS: [Flow; MAX_FLOWS] = [Flow::FREE; MAX_FLOWS];
-
 /// The slots and their metadata.
 pub(crate) struct Table<'a> {
     storage: &'a mut [u8],
@@ -149,8 +146,8 @@ pub(crate) struct Table<'a> {
     pub slot_size: usize,
     /// Slots in use by this table (≤ [`MAX_FLOWS`]).
     pub n: usize,
-    /// Metadata per slot.
-    pub flows: [Flow; MAX_FLOWS],
+    /// Metadata per slot, on the heap ([`crate::heap`]).
+    pub flows: Box<[Flow; MAX_FLOWS]>,
     /// Slots holding an aggregate.
     pub held: usize,
     /// Slot of the last segment held (checked first).
@@ -162,11 +159,13 @@ pub(crate) struct Table<'a> {
 }
 
 impl<'a> Table<'a> {
-    /// Carves `storage` into `flows` (clamped to [`MAX_FLOWS`]) equal slots.
-    pub(crate) fn new(storage: &'a mut [u8], flows: usize) -> Self {
+    /// Carves `storage` into `flows` (clamped to [`MAX_FLOWS`]) equal slots; their metadata
+    /// goes on the heap.
+    pub(crate) fn new(storage: &'a mut [u8], flows: usize) -> Result<Self, AllocError> {
         let n = flows.min(MAX_FLOWS);
         let slot_size = storage.len().checked_div(n).unwrap_or(0);
-        Table { storage, slot_size, n, flows: FREE_FLOWS, held: 0, mru: 0, clock: 0, now: 0 }
+        let flows = crate::heap::table(Flow::FREE)?;
+        Ok(Table { storage, slot_size, n, flows, held: 0, mru: 0, clock: 0, now: 0 })
     }
 
     /// Slot `i`'s metadata and bytes together.
