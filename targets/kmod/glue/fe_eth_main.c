@@ -37,8 +37,9 @@
 #include <linux/irqflags.h>
 #include <linux/percpu.h>
 #include <linux/atomic.h>
-#ifdef CONFIG_X86_64
-#include <asm/nospec-branch.h>
+#include <linux/sched/task_stack.h>
+#ifdef CONFIG_ARM64
+#include <asm/stack_pointer.h>
 #endif
 #include "fe_rs.h"
 
@@ -46,8 +47,12 @@
 /* Stop a MAC's queue below this many free TX descriptors (a 64 KiB TSO frame needs 32). */
 #define FE_TX_STOP 40
 #define FE_TX_WAKE 128
-/* Stack the device-tree probe runs on (it needs more than THREAD_SIZE, see README.md). */
-#define FE_PROBE_STACK (128 * 1024)
+/* Paint of the unused kernel stack while the Rust half is measured (fe_measure_stack). */
+#define FE_STACK_PAINT 0x5a
+/* Bytes below the measuring frame left unpainted: the painting memset's own frame. */
+#define FE_STACK_SLACK 256
+/* Bytes of the kernel stack that must stay untouched below the deepest point module init reaches. */
+#define FE_STACK_MARGIN 4096
 
 static char *board = "mt7621-router";
 module_param(board, charp, 0444);
@@ -882,63 +887,50 @@ static struct platform_driver fe_plat_driver = {
 	},
 };
 
-/* ------------------------------------------------------------------ the probe's stack */
+/* ------------------------------------------------------------------ stack depth */
 
-/* Calls fn(arg) with the stack pointer at stack_top; interrupts must be off (see below). */
-#if defined(CONFIG_ARM64)
-static noinline void *fe_call_on_stack(void *(*fn)(void *), void *arg, void *stack_top)
-{
-	register void *x0 asm("x0") = arg;
-
-	asm volatile("mov x19, sp\n\t"
-		     "mov sp, %[top]\n\t"
-		     "blr %[fn]\n\t"
-		     "mov sp, x19"
-		     : "+r"(x0)
-		     : [top] "r"(stack_top), [fn] "r"(fn)
-		     : "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13",
-		       "x14", "x15", "x16", "x17", "x18", "x19", "x30", "cc", "memory");
-	return x0;
-}
-#elif defined(CONFIG_X86_64)
-/* The x86_64 build is an experiment (README.md, "x86_64"): the same switch, the call through
- * the kernel's retpoline-aware CALL_NOSPEC. */
-static noinline void *fe_call_on_stack(void *(*fn)(void *), void *arg, void *stack_top)
-{
-	void *ret;
-
-	asm volatile("mov %%rsp, %%rbx\n\t"
-		     "mov %[top], %%rsp\n\t"
-		     CALL_NOSPEC
-		     "mov %%rbx, %%rsp"
-		     : "=a"(ret), "+D"(arg)
-		     : [top] "r"(stack_top), [thunk_target] "r"(fn)
-		     : "rbx", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "cc", "memory");
-	return ret;
-}
-#else
-#error "fe_eth: no stack switch for this architecture"
-#endif
+/* How deep a call went into this task's kernel stack (fe_measure_stack). */
+struct fe_stack_use {
+	/* Bytes below the caller's stack pointer the call wrote (exceptions taken meanwhile included). */
+	unsigned long used;
+	/* Bytes of the stack below the caller's stack pointer. */
+	unsigned long free;
+};
 
 /*
- * Runs fn(arg) on a separate 128 KiB stack. Interrupts stay off meanwhile: arm64's entry code
- * treats any stack pointer outside the task stack's alignment window as an overflow, so no
- * exception may arrive while it is in use. fn must not sleep, fault or take long (the probe
- * reads a DTB in memory and allocates with GFP_ATOMIC).
+ * Runs fn(arg) and measures how deep it went into this task's kernel stack: the unused stack
+ * below this frame is painted first, and afterwards the lowest byte that is no longer paint is
+ * the deepest point anything wrote during the call. An upper bound, not an estimate (an
+ * exception taken meanwhile counts too); the Rust half runs on the kernel stack like any C
+ * code, and this is the figure that says it fits.
  */
-static void *fe_on_big_stack(void *(*fn)(void *), void *arg)
+static noinline void *fe_measure_stack(void *(*fn)(void *), void *arg, struct fe_stack_use *use)
 {
-	unsigned long flags;
-	void *stack, *ret;
+	u8 *low = (u8 *)(end_of_stack(current) + 1);
+	u8 *top = (u8 *)current_stack_pointer;
+	u8 *p;
+	void *ret;
 
-	stack = kmalloc(FE_PROBE_STACK, GFP_KERNEL);
-	if (!stack)
-		return NULL;
-	local_irq_save(flags);
-	ret = fe_call_on_stack(fn, arg, stack + FE_PROBE_STACK);
-	local_irq_restore(flags);
-	kfree(stack);
+	memset(low, FE_STACK_PAINT, top - FE_STACK_SLACK - low);
+	ret = fn(arg);
+	for (p = low; p < top - FE_STACK_SLACK && *p == FE_STACK_PAINT; p++)
+		;
+	use->used = top - p;
+	use->free = top - low;
 	return ret;
+}
+
+/* fe_rs_create's arguments, for fe_measure_stack. */
+struct fe_create_arg {
+	void *probed;
+	struct fe_eth *eth;
+};
+
+static void *fe_create_call(void *a)
+{
+	struct fe_create_arg *c = a;
+
+	return fe_rs_create(c->probed, board, strlen(board), &c->eth->chip_lock, &c->eth->info);
 }
 
 /* ------------------------------------------------------------------ module init/exit */
@@ -984,8 +976,10 @@ static void fe_teardown(struct fe_eth *eth)
 static int __init fe_init(void)
 {
 	struct fe_rs_probe_arg arg = { .name = board, .len = strlen(board) };
+	struct fe_stack_use probe_use, create_use;
+	struct fe_create_arg create;
 	struct fe_eth *eth;
-	void *probed, *build;
+	void *probed;
 	int i, err;
 
 	fe_dma_pdev = platform_device_register_simple(DRV_NAME "-dma", PLATFORM_DEVID_NONE, NULL, 0);
@@ -1014,19 +1008,17 @@ static int __init fe_init(void)
 	spin_lock_init(&eth->ctl_lock);
 	spin_lock_init(&eth->tx_lock);
 	spin_lock_init(&eth->chip_lock);
-	/* Probe and build on the big stack; allocate and open on ours (see fe_on_big_stack). */
-	probed = fe_on_big_stack(fe_rs_probe, &arg);
+	/* Probe and create on the kernel stack, measured: no Rust frame is above 2 KiB, and the
+	 * deepest point both reach must leave FE_STACK_MARGIN of the stack untouched. */
 	fe_sleeper = current;
-	build = fe_rs_prepare(probed, board, strlen(board), &eth->chip_lock);
+	probed = fe_measure_stack(fe_rs_probe, &arg, &probe_use);
+	create = (struct fe_create_arg){ .probed = probed, .eth = eth };
+	eth->rs = fe_measure_stack(fe_create_call, &create, &create_use);
 	fe_sleeper = NULL;
-	if (build && fe_on_big_stack(fe_rs_build, build) == build) {
-		fe_sleeper = current;
-		eth->rs = fe_rs_create(build, &eth->info);
-		fe_sleeper = NULL;
-	} else if (build) {
-		/* No memory for the big stack: give back what fe_rs_prepare took. */
-		fe_rs_discard(build);
-	}
+	pr_info(DRV_NAME ": stack: the probe reached %lu bytes and the bring-up %lu bytes below module init's frame, which had %lu bytes of the %lu-byte kernel stack below it (%s)\n",
+		probe_use.used, create_use.used, create_use.free, (unsigned long)THREAD_SIZE,
+		max(probe_use.used, create_use.used) + FE_STACK_MARGIN <= create_use.free ? "fits with the margin" :
+		"TOO DEEP");
 	if (!eth->rs) {
 		kfree(eth);
 		err = -ENODEV;

@@ -37,10 +37,8 @@ struct fe_rs_probe_arg {
 };
 
 void *fe_rs_probe(void *arg);
-void *fe_rs_prepare(void *probed, const char *name, size_t len, spinlock_t *chip_lock);
-void *fe_rs_build(void *build);
-void fe_rs_discard(void *build);
-struct fe_rs_dev *fe_rs_create(void *build, struct fe_rs_info *info);
+struct fe_rs_dev *fe_rs_create(void *probed, const char *name, size_t len, spinlock_t *chip_lock,
+				struct fe_rs_info *info);
 void fe_rs_start(struct fe_rs_dev *dev, u64 now_ns);
 s64 fe_rs_close(struct fe_rs_dev *dev);
 void fe_rs_destroy(struct fe_rs_dev *dev);

@@ -36,7 +36,6 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::cell::UnsafeCell;
 use core::ffi::c_void;
-use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use fe_driver::dt::{self, Board, Duplex, ProbeError};
 use fe_driver::softlro::SoftLro;
@@ -315,7 +314,20 @@ fn name_of(ptr: *const u8, len: usize) -> &'static [u8] {
 /// What [`fe_rs_probe`] found: the bundled board's name and the probe's result.
 pub struct FeRsProbed {
     board: &'static str,
-    result: Result<Board<'static>, ProbeError<'static>>,
+    /// The board the probe wrote in place (`dt::probe_into`), when `error` is `None`.
+    slot: core::mem::MaybeUninit<Board<'static>>,
+    error: Option<ProbeError<'static>>,
+}
+
+impl FeRsProbed {
+    /// The probed board, or why the probe failed.
+    fn result(&self) -> Result<&Board<'static>, &ProbeError<'static>> {
+        match &self.error {
+            Some(e) => Err(e),
+            // SAFETY: `fe_rs_probe` wrote the board whenever it recorded no error.
+            None => Ok(unsafe { self.slot.assume_init_ref() }),
+        }
+    }
 }
 
 /// Which bundled board [`fe_rs_probe`] probes.
@@ -329,9 +341,8 @@ pub struct FeRsProbeArg {
 }
 
 /// Probes the bundled board `arg` names into a heap slot (a `FeRsProbed`), or null when no
-/// board has that name. Allocates (GFP_ATOMIC) and prints nothing else: the glue runs it on a
-/// separate 128 KiB stack with interrupts off, because the device-tree probe needs more than a
-/// kernel stack (nested frames of 11 KiB, 4 KiB and 2.5 KiB; see README.md).
+/// board has that name. Allocates and prints nothing else. Runs on the kernel stack in process
+/// context (no frame of it above 2 KiB; the glue measures the depth it reaches).
 ///
 /// # Safety
 /// `arg` points to a valid [`FeRsProbeArg`] whose name lives as long as the module.
@@ -345,15 +356,14 @@ pub unsafe extern "C" fn fe_rs_probe(arg: *mut c_void) -> *mut c_void {
     };
     let mut slot: Box<core::mem::MaybeUninit<FeRsProbed>> = Box::new_uninit();
     let p = slot.as_mut_ptr();
-    // Field by field, so the probe's result goes straight into the heap slot. The probe is
-    // called through a pointer: inlined here, its locals made this frame 3.2 KiB; on its own
-    // it writes its result into the slot (its frames are the core's, measured on their own).
-    let probe: fn(&'static [u8]) -> Result<Board<'static>, ProbeError<'static>> = dt::probe;
-    let probe = core::hint::black_box(probe);
-    // SAFETY: `p` is valid for writes; both fields are written before the slot is read.
+    // The probe writes the board straight into the heap slot (`probe_into`): no frame holds a
+    // copy of it.
+    // SAFETY: `p` is valid for writes; `board` and `error` are written before the slot is read,
+    // and `slot` is a `MaybeUninit`, valid to borrow uninitialised.
     unsafe {
         (&raw mut (*p).board).write(board);
-        (&raw mut (*p).result).write(probe(dtb));
+        let error = dt::probe_into(dtb, &mut (*p).slot).err();
+        (&raw mut (*p).error).write(error);
     }
     Box::into_raw(slot).cast()
 }
@@ -369,7 +379,7 @@ fn probed(p: *mut c_void, name: &[u8]) -> Option<Box<FeRsProbed>> {
     }
     // SAFETY: a non-null result of `fe_rs_probe` is a boxed, initialised `FeRsProbed`.
     let p = unsafe { Box::from_raw(p.cast::<FeRsProbed>()) };
-    match &p.result {
+    match p.result() {
         Ok(b) => {
             klog!(
                 Info,
@@ -388,35 +398,35 @@ fn probed(p: *mut c_void, name: &[u8]) -> Option<Box<FeRsProbed>> {
     }
 }
 
-/// An engine being built: the probed board and the heap slots [`fe_rs_build`] fills.
-pub struct FeRsBuild {
-    probed: Box<FeRsProbed>,
-    sim: *mut Sim,
-    pool: *mut Pool,
-    chip: Chip,
-    dma: DmaRegion,
-    eth_slot: *mut MaybeUninit<Result<Eth<Plat>, EthError>>,
-    lro_storage: *mut [u8],
-    lro_slot: *mut MaybeUninit<SoftLro<'static>>,
+/// The driver for `board` on `chip`, on the heap. Out of line: the value (about 1.9 KiB; its
+/// tables are on the heap already) is this function's only local, so no frame holds it beside
+/// anything else.
+#[inline(never)]
+fn boxed_eth(board: &Board<'_>, chip: Chip) -> Box<Result<Eth<Plat>, EthError>> {
+    Box::new(Eth::new(board, chip))
 }
 
-/// Takes [`fe_rs_probe`]'s result `probed_board` for board `name` (valid for `len` bytes) and
-/// allocates what the engine needs: the simulator with its DMA memory, guarded by the glue's
-/// chip lock `chip_lock` (a `spinlock_t` for [`crate::chip`]), SoftLRO's storage, and the slots
-/// [`fe_rs_build`] fills. Null on failure (the reason is in the kernel log).
+/// Creates the engine for board `name` (valid for `len` bytes) from [`fe_rs_probe`]'s result
+/// `probed_board`: the simulator with its DMA memory, guarded by the glue's chip lock
+/// `chip_lock` (a `spinlock_t` for [`crate::chip`]), the driver core and SoftLRO; `open`, links
+/// up, wires paired, the engine split into its handles; fills `info`. Null on failure (the
+/// reason is in the kernel log; everything is freed). Runs on the kernel stack in process
+/// context (no frame of it above 2 KiB; the glue measures the depth it reaches).
 ///
 /// # Safety
-/// `probed_board` is null or a result of [`fe_rs_probe`]; `name` is valid for `len` bytes;
-/// `chip_lock` is an initialised spinlock that outlives the engine.
+/// `probed_board` is null or a result of [`fe_rs_probe`] (taken over); `name` is valid for
+/// `len` bytes; `chip_lock` is an initialised spinlock that outlives the engine; `info` is
+/// writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fe_rs_prepare(
+pub unsafe extern "C" fn fe_rs_create(
     probed_board: *mut c_void,
     name: *const u8,
     len: usize,
     chip_lock: *mut c_void,
-) -> *mut FeRsBuild {
+    info: *mut FeRsInfo,
+) -> *mut FeRsDev {
     let Some(probed) = probed(probed_board, name_of(name, len)) else { return core::ptr::null_mut() };
-    let Ok(board) = &probed.result else { return core::ptr::null_mut() };
+    let Ok(board) = probed.result() else { return core::ptr::null_mut() };
     let Some(dma) = DmaRegion::alloc() else {
         klog!(Err, "no {DMA_BYTES_MIN} bytes of coherent DMA memory for the simulator");
         return core::ptr::null_mut();
@@ -438,84 +448,16 @@ pub unsafe extern "C" fn fe_rs_prepare(
     let chip = unsafe { Chip::new(sim, chip_lock, pool) };
     klog!(Info, "simulator DMA memory: {} KiB of coherent memory at bus address {:#x}", dma.size >> 10, dma.dma);
     let lro_storage: *mut [u8] = Box::into_raw(vec![0u8; LRO_FLOWS * LRO_SLOT].into_boxed_slice());
-    Box::into_raw(Box::new(FeRsBuild {
-        probed,
-        sim,
-        pool,
-        chip,
-        dma,
-        eth_slot: Box::into_raw(Box::new_uninit()),
-        lro_storage,
-        lro_slot: Box::into_raw(Box::new_uninit()),
-    }))
-}
-
-/// Runs `Eth::new` and `SoftLro::new` into the slots of `build` (an [`FeRsBuild`]); returns
-/// `build`. Allocates and prints nothing: like [`fe_rs_probe`] the glue runs it on its own
-/// stack, as the core builds these values (21 KiB and 33 KiB) on the stack before they reach
-/// the heap.
-///
-/// # Safety
-/// `build` comes from [`fe_rs_prepare`] and is built once.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fe_rs_build(build: *mut c_void) -> *mut c_void {
-    // SAFETY: caller's contract; the slots are valid for writes, `sim` and the storage live
-    // until `fe_rs_destroy` (or the failure path of `fe_rs_create`), which drops their users first.
-    unsafe {
-        let b = &mut *build.cast::<FeRsBuild>();
-        if let Ok(board) = &b.probed.result {
-            (*b.eth_slot).write(Eth::new(board, b.chip));
+    // SAFETY: the storage lives until `fe_rs_destroy`, which drops SoftLRO first.
+    let lro = match SoftLro::try_new(unsafe { &mut *lro_storage }, LRO_FLOWS) {
+        Ok(l) => Box::into_raw(Box::new(l)),
+        Err(e) => {
+            klog!(Err, "SoftLRO: {e}");
+            core::ptr::null_mut()
         }
-        (*b.lro_slot).write(SoftLro::new(&mut *b.lro_storage, LRO_FLOWS));
-    }
-    build
-}
-
-/// Frees `build` (from [`fe_rs_prepare`]) when [`fe_rs_build`] could not run on it (the glue
-/// found no memory for its stack): the simulator, the pool, the DMA region, SoftLRO's storage and
-/// the empty slots. Nothing was built in the slots, so nothing in them is dropped.
-///
-/// # Safety
-/// `build` comes from [`fe_rs_prepare`], did not go through [`fe_rs_build`], and is not used
-/// again.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fe_rs_discard(build: *mut FeRsBuild) {
-    if build.is_null() {
-        return;
-    }
-    // SAFETY: caller's contract: every pointer in `build` is ours; the slots are uninitialised
-    // boxes (freed without dropping a value); the simulator, which borrows the DMA region and
-    // the pool, goes before them.
-    unsafe {
-        let b = Box::from_raw(build);
-        let FeRsBuild { probed, sim, pool, dma, eth_slot, lro_storage, lro_slot, .. } = *b;
-        drop(Box::from_raw(eth_slot));
-        drop(Box::from_raw(lro_slot));
-        drop(Box::from_raw(lro_storage));
-        drop(Box::from_raw(sim));
-        if !pool.is_null() {
-            drop(Box::from_raw(pool));
-        }
-        dma.free();
-        drop(probed);
-    }
-}
-
-/// Creates the engine from `build` (taken over and freed; [`fe_rs_build`] has run on it):
-/// `open`, links up, wires paired, the engine split into its handles; fills `info`. Null on
-/// failure (the reason is in the kernel log; everything is freed).
-///
-/// # Safety
-/// `build` comes from [`fe_rs_prepare`] and went through [`fe_rs_build`]; `info` is writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fe_rs_create(build: *mut FeRsBuild, info: *mut FeRsInfo) -> *mut FeRsDev {
-    // SAFETY: caller's contract: every slot is initialised now.
-    let b = unsafe { Box::from_raw(build) };
-    let FeRsBuild { probed, sim, pool, chip, dma, eth_slot, lro_storage, lro_slot } = *b;
-    let Ok(board) = &probed.result else { return core::ptr::null_mut() };
-    let eth_slot = eth_slot.cast::<Result<Eth<Plat>, EthError>>();
-    let lro = lro_slot.cast::<SoftLro<'static>>();
-    // SAFETY: initialised by `fe_rs_build`.
+    };
+    let eth_slot = Box::into_raw(boxed_eth(board, chip));
+    // SAFETY: just built.
     let eth: *mut Eth<Plat> = match unsafe { &mut *eth_slot } {
         Ok(e) => e,
         Err(_) => core::ptr::null_mut(),
@@ -544,8 +486,8 @@ pub unsafe extern "C" fn fe_rs_create(build: *mut FeRsBuild, info: *mut FeRsInfo
         tx_room: AtomicU32::new(0),
         lro_counts: [const { AtomicU64::new(0) }; LRO_COUNTS],
     });
-    if eth.is_null() {
-        // SAFETY: `eth_slot` holds the error.
+    if eth.is_null() || lro.is_null() {
+        // SAFETY: `eth_slot` holds the driver or its error.
         if let Err(e) = unsafe { &*eth_slot } {
             klog!(Err, "Eth::new: {e}");
         }
@@ -712,7 +654,9 @@ pub unsafe extern "C" fn fe_rs_destroy(dev: *mut FeRsDev) {
     unsafe {
         let d = Box::from_raw(dev);
         let FeRsDev { sim, pool, chip, dma, eth_slot, lro_storage, lro, .. } = *d;
-        drop(Box::from_raw(lro));
+        if !lro.is_null() {
+            drop(Box::from_raw(lro));
+        }
         // The driver's `Drop` gives the ring's pool pages back (`rx_release`).
         drop(Box::from_raw(eth_slot));
         // Pages the stack had: given back once it let go of them (it has, after the devices
