@@ -32,8 +32,11 @@ unsafe extern "C" {
     fn fe_kmod_free(ptr: *mut u8, align: usize);
     /// Prints `len` bytes at `msg` to the kernel log at `level` (0 info, 1 warning, 2 error).
     fn fe_kmod_log(level: u32, msg: *const u8, len: usize);
-    /// Reports `len` bytes at `msg` and stops the kernel (`panic`).
-    fn fe_kmod_panic(msg: *const u8, len: usize) -> !;
+    /// Reports `len` bytes at `msg` and stops the kernel (`panic`); never returns. Declared as
+    /// returning so that the call is followed by code objtool can follow (it does not know this
+    /// function is `__noreturn`, and code ending in a call looks to it like a fall-through off
+    /// the end of the function).
+    fn fe_kmod_panic(msg: *const u8, len: usize);
 }
 
 /// The kernel's allocator as Rust's global allocator.
@@ -122,6 +125,10 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     let mut l = Line::new();
     let _ = write!(l, "{info}");
     let b = l.as_bytes();
-    // SAFETY: `b` is valid for `b.len()` bytes; the glue never returns.
-    unsafe { fe_kmod_panic(b.as_ptr(), b.len()) }
+    // SAFETY: `b` is valid for `b.len()` bytes.
+    unsafe { fe_kmod_panic(b.as_ptr(), b.len()) };
+    // `panic()` does not return; a loop, not a trap, is what objtool expects after the call.
+    loop {
+        core::hint::spin_loop();
+    }
 }
