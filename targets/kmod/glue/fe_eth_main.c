@@ -38,6 +38,7 @@
 #include <linux/percpu.h>
 #include <linux/atomic.h>
 #include <linux/sched/task_stack.h>
+#include <linux/firmware.h>
 #ifdef CONFIG_ARM64
 #include <asm/stack_pointer.h>
 #endif
@@ -47,6 +48,8 @@
 /* Stop a MAC's queue below this many free TX descriptors (a 64 KiB TSO frame needs 32). */
 #define FE_TX_STOP 40
 #define FE_TX_WAKE 128
+/* Largest device tree blob dtb= takes (the Rust half's BLOB_MAX). */
+#define FE_DTB_MAX (1u << 20)
 /* Paint of the unused kernel stack while the Rust half is measured (fe_measure_stack). */
 #define FE_STACK_PAINT 0x5a
 /* Bytes below the measuring frame left unpainted: the painting memset's own frame. */
@@ -57,6 +60,9 @@
 static char *board = "mt7621-router";
 module_param(board, charp, 0444);
 MODULE_PARM_DESC(board, "bundled board device tree to bring up (a dts/ file stem)");
+static char *dtb = "";
+module_param(dtb, charp, 0444);
+MODULE_PARM_DESC(dtb, "a device tree blob to bring up instead of a bundled board: a file request_firmware finds (/lib/firmware/NAME)");
 static bool zerocopy = true;
 module_param(zerocopy, bool, 0644);
 MODULE_PARM_DESC(zerocopy, "receive into pool pages that go up as skbs (read at every NAPI poll; 0 copies)");
@@ -930,7 +936,9 @@ static void *fe_create_call(void *a)
 {
 	struct fe_create_arg *c = a;
 
-	return fe_rs_create(c->probed, board, strlen(board), &c->eth->chip_lock, &c->eth->info);
+	const char *name = dtb[0] ? dtb : board;
+
+	return fe_rs_create(c->probed, name, strlen(name), &c->eth->chip_lock, &c->eth->info);
 }
 
 /* ------------------------------------------------------------------ module init/exit */
@@ -976,6 +984,7 @@ static void fe_teardown(struct fe_eth *eth)
 static int __init fe_init(void)
 {
 	struct fe_rs_probe_arg arg = { .name = board, .len = strlen(board) };
+	const struct firmware *fw = NULL;
 	struct fe_stack_use probe_use, create_use;
 	struct fe_create_arg create;
 	struct fe_eth *eth;
@@ -1008,10 +1017,29 @@ static int __init fe_init(void)
 	spin_lock_init(&eth->ctl_lock);
 	spin_lock_init(&eth->tx_lock);
 	spin_lock_init(&eth->chip_lock);
+	if (dtb[0]) {
+		/* A device tree from the firmware loader (copied by the probe, released at once). */
+		err = request_firmware(&fw, dtb, &fe_dma_pdev->dev);
+		if (err) {
+			pr_err(DRV_NAME ": dtb=%s: request_firmware failed (%d)\n", dtb, err);
+			kfree(eth);
+			goto no_eth;
+		}
+		if (!fw->size || fw->size > FE_DTB_MAX) {
+			pr_err(DRV_NAME ": dtb=%s: %zu bytes, not a device tree blob of 1 to %u bytes\n", dtb, fw->size,
+			       FE_DTB_MAX);
+			release_firmware(fw);
+			kfree(eth);
+			err = -EINVAL;
+			goto no_eth;
+		}
+		arg = (struct fe_rs_probe_arg){ .name = dtb, .len = strlen(dtb), .blob = fw->data, .blob_len = fw->size };
+	}
 	/* Probe and create on the kernel stack, measured: no Rust frame is above 2 KiB, and the
 	 * deepest point both reach must leave FE_STACK_MARGIN of the stack untouched. */
 	fe_sleeper = current;
 	probed = fe_measure_stack(fe_rs_probe, &arg, &probe_use);
+	release_firmware(fw);
 	create = (struct fe_create_arg){ .probed = probed, .eth = eth };
 	eth->rs = fe_measure_stack(fe_create_call, &create, &create_use);
 	fe_sleeper = NULL;
@@ -1096,7 +1124,7 @@ static int __init fe_init(void)
 	err = platform_driver_register(&fe_plat_driver);
 	if (err)
 		goto fail;
-	pr_info(DRV_NAME ": board %s up (%u net_devices, tick %u us)\n", board, eth->info.nmacs, tick_us);
+	pr_info(DRV_NAME ": board %s up (%u net_devices, tick %u us)\n", dtb[0] ? dtb : board, eth->info.nmacs, tick_us);
 	return 0;
 fail:
 	fe_teardown(eth);

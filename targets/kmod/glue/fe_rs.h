@@ -34,6 +34,8 @@ struct fe_rs_info {
 struct fe_rs_probe_arg {
 	const char *name;
 	size_t len;
+	const u8 *blob;
+	size_t blob_len;
 };
 
 void *fe_rs_probe(void *arg);

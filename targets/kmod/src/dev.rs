@@ -311,12 +311,26 @@ fn name_of(ptr: *const u8, len: usize) -> &'static [u8] {
     unsafe { core::slice::from_raw_parts(ptr, len) }
 }
 
-/// What [`fe_rs_probe`] found: the bundled board's name and the probe's result.
+/// What [`fe_rs_probe`] found: the board's name and the probe's result.
 pub struct FeRsProbed {
     board: &'static str,
     /// The board the probe wrote in place (`dt::probe_into`), when `error` is `None`.
     slot: core::mem::MaybeUninit<Board<'static>>,
     error: Option<ProbeError<'static>>,
+    /// The module's copy of a blob the glue loaded (`dtb=`), which the board and the error
+    /// borrow; null for a bundled board. Freed with this value.
+    owned: *mut [u8],
+}
+
+impl Drop for FeRsProbed {
+    fn drop(&mut self) {
+        // The board and the error borrow the blob: gone first (neither has drop glue).
+        self.error = None;
+        if !self.owned.is_null() {
+            // SAFETY: `owned` came from `Box::into_raw` in `fe_rs_probe`, and nothing borrows it now.
+            drop(unsafe { Box::from_raw(self.owned) });
+        }
+    }
 }
 
 impl FeRsProbed {
@@ -330,29 +344,55 @@ impl FeRsProbed {
     }
 }
 
-/// Which bundled board [`fe_rs_probe`] probes.
+/// Which board [`fe_rs_probe`] probes: a bundled one by name, or a device tree blob the glue
+/// loaded.
 #[repr(C)]
 #[derive(Debug)]
 pub struct FeRsProbeArg {
-    /// The board's name (a `dts/` file stem), not NUL-terminated.
+    /// The board's name (a `dts/` file stem, or the blob's file name), not NUL-terminated.
     pub name: *const u8,
     /// Its length.
     pub len: usize,
+    /// A device tree blob to probe instead of a bundled board (null: bundled).
+    pub blob: *const u8,
+    /// Its length in bytes.
+    pub blob_len: usize,
 }
 
-/// Probes the bundled board `arg` names into a heap slot (a `FeRsProbed`), or null when no
-/// board has that name. Allocates and prints nothing else. Runs on the kernel stack in process
-/// context (no frame of it above 2 KiB; the glue measures the depth it reaches).
+/// Most bytes of a device tree blob the module copies (a board's DTB is a few KiB; the glue
+/// refuses larger ones before the probe, `FE_DTB_MAX`).
+const BLOB_MAX: usize = 1 << 20;
+
+/// Probes the board `arg` names into a heap slot (a `FeRsProbed`): the blob it carries (copied,
+/// so the glue may release its firmware buffer at once), else the bundled board of that name.
+/// Null when no bundled board has that name or the blob is empty or too large. Allocates and
+/// prints nothing else. Runs on the kernel stack in process context (no frame of it above
+/// 2 KiB; the glue measures the depth it reaches).
 ///
 /// # Safety
-/// `arg` points to a valid [`FeRsProbeArg`] whose name lives as long as the module.
+/// `arg` points to a valid [`FeRsProbeArg`] whose name lives as long as the module, and whose
+/// blob, when not null, is valid for `blob_len` bytes during the call.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fe_rs_probe(arg: *mut c_void) -> *mut c_void {
     // SAFETY: caller's contract.
     let a = unsafe { &*arg.cast::<FeRsProbeArg>() };
     let name = name_of(a.name, a.len);
-    let Some(&(board, dtb)) = BOARDS.iter().find(|(b, _)| b.as_bytes() == name) else {
-        return core::ptr::null_mut();
+    let (board, dtb, owned): (&'static str, &'static [u8], *mut [u8]) = if a.blob.is_null() {
+        let Some(&(board, dtb)) = BOARDS.iter().find(|(b, _)| b.as_bytes() == name) else {
+            return core::ptr::null_mut();
+        };
+        (board, dtb, core::ptr::slice_from_raw_parts_mut(core::ptr::null_mut(), 0))
+    } else {
+        if a.blob_len == 0 || a.blob_len > BLOB_MAX {
+            return core::ptr::null_mut();
+        }
+        // SAFETY: caller's contract: the blob is valid for `blob_len` bytes.
+        let blob = unsafe { core::slice::from_raw_parts(a.blob, a.blob_len) };
+        let owned = Box::into_raw(Box::<[u8]>::from(blob));
+        // SAFETY: freed only when the `FeRsProbed` that records it is dropped, after the
+        // board and the error that borrow it.
+        let dtb: &'static [u8] = unsafe { &*owned };
+        (core::str::from_utf8(name).unwrap_or("dtb"), dtb, owned)
     };
     let mut slot: Box<core::mem::MaybeUninit<FeRsProbed>> = Box::new_uninit();
     let p = slot.as_mut_ptr();
@@ -362,6 +402,7 @@ pub unsafe extern "C" fn fe_rs_probe(arg: *mut c_void) -> *mut c_void {
     // and `slot` is a `MaybeUninit`, valid to borrow uninitialised.
     unsafe {
         (&raw mut (*p).board).write(board);
+        (&raw mut (*p).owned).write(owned);
         let error = dt::probe_into(dtb, &mut (*p).slot).err();
         (&raw mut (*p).error).write(error);
     }
