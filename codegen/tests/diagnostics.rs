@@ -700,18 +700,42 @@ fn soc_named_like_a_crate_module_is_rejected() {
 
 #[test]
 fn names_that_shadow_generated_items_are_rejected() {
-    // `SocInfo` has a field per space beside `caps`; a SoC module a constant per space beside `INFO`.
-    for space in ["caps", "info"] {
-        let text =
-            edit("  ethsys:                          # a separate space: the ETHSYS syscon", &format!("  {space}:"))
-                .replacen("register: ethsys.sys.rstctrl", &format!("register: {space}.sys.rstctrl"), 1);
-        let t = ddgen::load_texts(&[("mt9999.yaml", &text)]).expect_err(space).render();
-        assert!(t.contains(&format!("space name `{space}` collides with a generated item")), "{t}");
-    }
+    // A SoC module has a constant per space beside `INFO`.
+    let text = edit("  ethsys:                          # a separate space: the ETHSYS syscon", "  info:").replacen(
+        "register: ethsys.sys.rstctrl",
+        "register: info.sys.rstctrl",
+        1,
+    );
+    let t = ddgen::load_texts(&[("mt9999.yaml", &text)]).expect_err("info").render();
+    assert!(t.contains("space name `info` collides with a generated item"), "{t}");
     // Descriptor types have `to_le_bytes` and `from_le_bytes`.
     let text = edit("l4_valid: {word: 3, bits: 24}", "to_le_bytes: {word: 3, bits: 24}");
     let t = ddgen::load_texts(&[("mt9999.yaml", &text)]).expect_err("to_le_bytes").render();
     assert!(t.contains("descriptor field name `to_le_bytes` collides with a generated method"), "{t}");
+}
+
+#[test]
+fn space_names_that_were_socinfo_fields_are_accepted() {
+    // `SocInfo` lists spaces in a table, so a space may be called `caps` or `name`.
+    for space in ["caps", "name"] {
+        let text =
+            edit("  ethsys:                          # a separate space: the ETHSYS syscon", &format!("  {space}:"))
+                .replace("register: ethsys.", &format!("register: {space}."));
+        let p = ddgen::load_texts(&[("mt9999.yaml", &text)]).unwrap_or_else(|r| panic!("{space}: {r}"));
+        let code = ddgen::generate(&p).expect("generates").file();
+        syn::parse_file(&code).expect("generated code parses");
+    }
+}
+
+#[test]
+fn soc_without_fe_space() {
+    let text = GOOD.replacen(
+        "  fe:                              # the frame-engine space (the ethernet node's `reg`)",
+        "  fe2:",
+        1,
+    );
+    let t = ddgen::load_texts(&[("mt9999.yaml", &text)]).expect_err("no fe").render();
+    assert!(t.contains("SoC `mt9999` has no space `fe`") && t.contains("mt9999.yaml:"), "{t}");
 }
 
 #[test]

@@ -39,7 +39,7 @@ pub fn needs(board: &Board<'_>, space: Space) -> Option<Need> {
 /// line, so that its temporaries stay out of that frame).
 #[inline(never)]
 pub fn check_buses<P: Platform>(board: &Board<'_>, p: &P) -> Result<(), EthError> {
-    for loc in board.soc.caps.spaces.iter().filter(|l| !l.is_own_reg()) {
+    for loc in board.soc.spaces.iter().filter(|l| !l.is_own_reg()) {
         if needs(board, loc.space).is_some() && p.syscon(loc.space).is_none() {
             return Err(EthError::MissingSpace(loc.space));
         }

@@ -128,25 +128,6 @@ pub struct IrqNames {
     pub rx: &'static str,
 }
 
-/// Where the device tree puts a space.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct SpaceLoc {
-    /// The space.
-    pub space: Space,
-    /// `reg` (the Ethernet node's own window) or the phandle property naming the syscon node.
-    pub property: &'static str,
-    /// Which phandle of the property.
-    pub index: u8,
-}
-
-impl SpaceLoc {
-    /// The space is the Ethernet node's own `reg`, not a syscon.
-    #[must_use]
-    pub fn is_own_reg(&self) -> bool {
-        self.property == "reg"
-    }
-}
-
 /// One read-modify-write of path setup on one register (element).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct PathWrite {
@@ -326,8 +307,6 @@ pub struct Capabilities {
     pub macs: &'static [MacCaps],
     /// Clock names the device tree must provide.
     pub clocks: &'static [&'static str],
-    /// Where the device tree puts each space.
-    pub spaces: &'static [SpaceLoc],
     /// MAC interface and path setup per MAC and phy-mode class.
     pub path_setup: &'static [PathSetup],
 }
@@ -337,10 +316,5 @@ impl Capabilities {
     #[must_use]
     pub fn path_setup_for(&self, mac: u8, mode: &str) -> Option<&'static PathSetup> {
         self.path_setup.iter().find(|p| p.mac == mac && p.modes.contains(&mode))
-    }
-    /// Where the device tree puts `space`, if this SoC has it.
-    #[must_use]
-    pub fn space_loc(&self, space: Space) -> Option<&'static SpaceLoc> {
-        self.spaces.iter().find(|l| l.space == space)
     }
 }

@@ -28,10 +28,12 @@ pub fn emit(spaces: &[USpace], names: &TypeNames) -> TokenStream {
     let mut out = TokenStream::new();
     for s in spaces {
         let mut space_fields = TokenStream::new();
+        let mut space_absent = TokenStream::new();
         for b in &s.blocks {
             let bty = names.block_map(s.name, b.name);
             let mut fields = TokenStream::new();
             let mut reloc = TokenStream::new();
+            let mut absent = TokenStream::new();
             for r in &b.registers {
                 let reg = r.reg;
                 let vty = names.value(s.name, b.name, &reg.name.value);
@@ -41,10 +43,17 @@ pub fn emit(spaces: &[USpace], names: &TypeNames) -> TokenStream {
                 } else {
                     quote!(crate::bus::RegSpec<crate::values::#vty, #acc>)
                 };
+                let name = ident(&reg.name.value);
+                absent.extend(if !r.everywhere {
+                    quote! { #name: None, }
+                } else if reg.array.is_some() {
+                    quote! { #name: crate::bus::RegArray::new(crate::bus::RegSpec::new(0, crate::values::#vty(0)), 0, 0), }
+                } else {
+                    quote! { #name: crate::bus::RegSpec::new(0, crate::values::#vty(0)), }
+                });
                 if !r.everywhere {
                     ty = quote!(Option<#ty>);
                 }
-                let name = ident(&reg.name.value);
                 let d = doc(&format!(
                     "`{}.{}` ({}{}){}{}",
                     b.name,
@@ -73,12 +82,25 @@ pub fn emit(spaces: &[USpace], names: &TypeNames) -> TokenStream {
                 impl crate::bus::Relocate for #bty {
                     fn relocate(self, delta: u32, inside: crate::bus::Inside) -> Self { Self { #reloc } }
                 }
+                impl #bty {
+                    #[doc = " The base of every SoC's literal (`..ABSENT`): `None` for the registers a SoC"]
+                    #[doc = " lacks, so a SoC's module names only its own; the placeholders of the other"]
+                    #[doc = " fields are always overridden."]
+                    pub(crate) const ABSENT: Self = Self { #absent };
+                }
             });
             let mut fty = if b.arrayed { quote!(crate::bus::BlockArray<#bty>) } else { quote!(#bty) };
             if !b.everywhere {
                 fty = quote!(Option<#fty>);
             }
             let fname = ident(b.name);
+            space_absent.extend(if !b.everywhere {
+                quote! { #fname: None, }
+            } else if b.arrayed {
+                quote! { #fname: crate::bus::BlockArray::new(#bty::ABSENT, 0, 0), }
+            } else {
+                quote! { #fname: #bty::ABSENT, }
+            });
             let fdoc = doc(&format!(
                 "Block `{}`{}{}",
                 b.name,
@@ -97,6 +119,10 @@ pub fn emit(spaces: &[USpace], names: &TypeNames) -> TokenStream {
             #sdoc
             #[derive(Copy, Clone, Debug)]
             pub struct #sty { #space_fields }
+            impl #sty {
+                #[doc = " The base of every SoC's literal (`..ABSENT`): `None` for the blocks a SoC lacks."]
+                pub(crate) const ABSENT: Self = Self { #space_absent };
+            }
         });
     }
     out
