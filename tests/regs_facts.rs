@@ -13,6 +13,7 @@ fn soc(c: &str) -> &'static SocInfo {
 /// Offsets of the `mtk_reg_map` fields and fixed registers, per SoC (facts a.1 / a.2).
 fn reg_map_offsets(info: &SocInfo) -> Vec<(&'static str, u32)> {
     let fe = &info.fe;
+    let ethsys = info.map::<fe_regs::maps::EthsysSpace>().expect("every bundled SoC has ethsys");
     let p = &fe.pdma;
     let q = &fe.qdma;
     fn at<T: Copy, A>(a: fe_regs::bus::RegArray<T, A>, i: usize) -> u32 {
@@ -81,17 +82,17 @@ fn reg_map_offsets(info: &SocInfo) -> Vec<(&'static str, u32)> {
         ("cdmp.ig_ctrl", fe.cdmp.ig_ctrl.offset()),
         ("mdio.ppsc", fe.mdio.ppsc.offset()),
         ("mdio.phy_iac", fe.mdio.phy_iac.offset()),
-        ("ethsys.rstctrl", info.ethsys.sys.rstctrl.offset()),
+        ("ethsys.rstctrl", ethsys.sys.rstctrl.offset()),
         // One register at 0x14, in the v1 (shared SGMII field) or the v2 (bit per MAC) layout.
         (
             "ethsys.syscfg0",
-            (info.ethsys.sys.syscfg0.map(|r| r.offset()))
-                .or(info.ethsys.sys.syscfg0_v2.map(|r| r.offset()))
+            (ethsys.sys.syscfg0.map(|r| r.offset()))
+                .or(ethsys.sys.syscfg0_v2.map(|r| r.offset()))
                 .expect("SYSCFG0 in one layout"),
         ),
-        ("ethsys.clkcfg0", info.ethsys.sys.clkcfg0.offset()),
-        ("ethsys.dma_ag_map", info.ethsys.sys.dma_ag_map.offset()),
-        ("ethsys.fe_rst_chk_idle_en", info.ethsys.sys.fe_rst_chk_idle_en.offset()),
+        ("ethsys.clkcfg0", ethsys.sys.clkcfg0.offset()),
+        ("ethsys.dma_ag_map", ethsys.sys.dma_ag_map.offset()),
+        ("ethsys.fe_rst_chk_idle_en", ethsys.sys.fe_rst_chk_idle_en.offset()),
     ]
 }
 

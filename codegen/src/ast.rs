@@ -247,6 +247,9 @@ pub struct Field {
     /// Named values.
     #[serde(rename = "enum")]
     pub values: Option<Named<Spanned<u64>>>,
+    /// A field repeated in the register: `count` elements, `stride` *bits* apart (element `n`
+    /// at `bits` moved up by `n * stride`).
+    pub array: Option<Spanned<Array>>,
 }
 
 /// A DMA descriptor layout: little-endian 32-bit words.

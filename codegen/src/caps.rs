@@ -212,6 +212,13 @@ fn reg_ref(map: &Map, path: &In<String>, diags: &mut Vec<Diagnostic>) -> Option<
 fn field_pos(map: &Map, path: &str, name: &str, span: Span, diags: &mut Vec<Diagnostic>) -> Option<FieldPos> {
     let (_, _, reg) = map.find_register(path)?;
     match reg.fields.iter().find(|f| f.name.value == name) {
+        Some(f) if f.array.is_some() => {
+            diags.push(
+                Diagnostic::error(span, format!("field `{name}` of `{path}` is a field array"))
+                    .label("a capability names one field, not an array of them"),
+            );
+            None
+        }
         Some(f) => Some(FieldPos { lsb: f.bits.value.lsb, width: f.bits.value.width }),
         None => {
             let mut d = Diagnostic::error(span, format!("register `{path}` has no field `{name}`"));

@@ -28,6 +28,9 @@ pub fn layout_key(reg: &Register) -> String {
     let mut s = format!("{};", reg.access.value.keyword());
     for f in fields {
         s += &format!("{}@{}+{}:{}", f.name.value, f.bits.value.lsb, f.bits.value.width, f.access(reg).keyword());
+        if let Some(a) = &f.array {
+            s += &format!("x{}/{}", a.count.value, a.stride.value);
+        }
         for (n, v) in &f.values {
             s += &format!(",{}={}", n.value, v.value);
         }

@@ -81,9 +81,19 @@ pub fn to_json(m: &Map, caps: Option<&SocCaps>) -> Value {
                     let (rc, rs) = r.array.as_ref().map_or((1, 0), |a| (a.count.value, a.stride.value));
                     let mut fields: Vec<_> = r.fields.iter().collect();
                     fields.sort_by_key(|f| f.bits.value.lsb);
+                    // A field array is listed element by element (`name[n]`).
                     let fields: Vec<Value> = fields
                         .iter()
-                        .map(|f| json!({"name": f.name.value, "lsb": f.bits.value.lsb, "width": f.bits.value.width, "access": f.access(r).keyword()}))
+                        .flat_map(|f| {
+                            (0..f.count()).map(move |n| {
+                                let b = f.element(n);
+                                let name = match f.array {
+                                    Some(_) => format!("{}[{n}]", f.name.value),
+                                    None => f.name.value.clone(),
+                                };
+                                json!({"name": name, "lsb": b.lsb, "width": b.width, "access": f.access(r).keyword()})
+                            })
+                        })
                         .collect();
                     for ri in 0..rc {
                         let mut name = b.name.value.clone();

@@ -149,16 +149,32 @@ pub struct Field {
     pub description: String,
     /// Named values.
     pub values: Vec<(Sp<String>, Sp<u64>)>,
+    /// Repetition in the register (`stride` in bits): element `n` is `bits` moved up by
+    /// `n * stride`. `None`: one field.
+    pub array: Option<Array>,
 }
 
+/// Most elements of a field array that any register can hold (one per bit).
+pub const MAX_FIELD_ELEMENTS: u64 = 32;
+
 impl Field {
+    /// Number of elements (1 for a plain field; at most [`MAX_FIELD_ELEMENTS`] are looked at).
+    pub fn count(&self) -> u64 {
+        self.array.as_ref().map_or(1, |a| a.count.value.min(MAX_FIELD_ELEMENTS))
+    }
+    /// Bits of element `n` (element 0 is `bits`).
+    pub fn element(&self, n: u64) -> Bits {
+        let stride = self.array.as_ref().map_or(0, |a| a.stride.value);
+        let lsb = (self.bits.value.lsb as u64).saturating_add(stride.saturating_mul(n)).min(u32::MAX as u64) as u32;
+        Bits { lsb, width: self.bits.value.width }
+    }
     /// The field's access: its own, else its register's.
     pub fn access(&self, reg: &Register) -> Access {
         self.access_written.as_ref().map(|a| a.value).unwrap_or(reg.access.value)
     }
-    /// Mask of the field's bits in the register.
+    /// Mask of the field's bits in the register (every element's, for a field array).
     pub fn mask(&self) -> u64 {
-        mask(self.bits.value)
+        (0..self.count()).fold(0, |m, n| m | mask(self.element(n)))
     }
 }
 

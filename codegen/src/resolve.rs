@@ -514,6 +514,7 @@ fn overlay_registers(
                             access_written: None,
                             description: String::new(),
                             values: Vec::new(),
+                            array: None,
                         });
                         reg.fields.last_mut().expect("just pushed")
                     }
@@ -536,6 +537,9 @@ fn overlay_registers(
             }
             if let Some(a) = &f.access {
                 field.access_written = Some(sp(fid, a));
+            }
+            if let Some(a) = &f.array {
+                field.array = Some(array(fid, a));
             }
             if f.description.is_some() {
                 field.description = desc(&f.description);

@@ -387,6 +387,7 @@ fn every_pass_has_a_case() {
         "path_setup_unambiguous",
         "path_setup_complete",
         "irq_names_valid",
+        "field_arrays_valid",
     ];
     for p in ddgen::validate::pass_names() {
         assert!(covered.contains(&p), "validation pass `{p}` has no bad-input case");
@@ -700,18 +701,42 @@ fn soc_named_like_a_crate_module_is_rejected() {
 
 #[test]
 fn names_that_shadow_generated_items_are_rejected() {
-    // `SocInfo` has a field per space beside `caps`; a SoC module a constant per space beside `INFO`.
-    for space in ["caps", "info"] {
-        let text =
-            edit("  ethsys:                          # a separate space: the ETHSYS syscon", &format!("  {space}:"))
-                .replacen("register: ethsys.sys.rstctrl", &format!("register: {space}.sys.rstctrl"), 1);
-        let t = ddgen::load_texts(&[("mt9999.yaml", &text)]).expect_err(space).render();
-        assert!(t.contains(&format!("space name `{space}` collides with a generated item")), "{t}");
-    }
+    // A SoC module has a constant per space beside `INFO`.
+    let text = edit("  ethsys:                          # a separate space: the ETHSYS syscon", "  info:").replacen(
+        "register: ethsys.sys.rstctrl",
+        "register: info.sys.rstctrl",
+        1,
+    );
+    let t = ddgen::load_texts(&[("mt9999.yaml", &text)]).expect_err("info").render();
+    assert!(t.contains("space name `info` collides with a generated item"), "{t}");
     // Descriptor types have `to_le_bytes` and `from_le_bytes`.
     let text = edit("l4_valid: {word: 3, bits: 24}", "to_le_bytes: {word: 3, bits: 24}");
     let t = ddgen::load_texts(&[("mt9999.yaml", &text)]).expect_err("to_le_bytes").render();
     assert!(t.contains("descriptor field name `to_le_bytes` collides with a generated method"), "{t}");
+}
+
+#[test]
+fn space_names_that_were_socinfo_fields_are_accepted() {
+    // `SocInfo` lists spaces in a table, so a space may be called `caps` or `name`.
+    for space in ["caps", "name"] {
+        let text =
+            edit("  ethsys:                          # a separate space: the ETHSYS syscon", &format!("  {space}:"))
+                .replace("register: ethsys.", &format!("register: {space}."));
+        let p = ddgen::load_texts(&[("mt9999.yaml", &text)]).unwrap_or_else(|r| panic!("{space}: {r}"));
+        let code = ddgen::generate(&p).expect("generates").file();
+        syn::parse_file(&code).expect("generated code parses");
+    }
+}
+
+#[test]
+fn soc_without_fe_space() {
+    let text = GOOD.replacen(
+        "  fe:                              # the frame-engine space (the ethernet node's `reg`)",
+        "  fe2:",
+        1,
+    );
+    let t = ddgen::load_texts(&[("mt9999.yaml", &text)]).expect_err("no fe").render();
+    assert!(t.contains("SoC `mt9999` has no space `fe`") && t.contains("mt9999.yaml:"), "{t}");
 }
 
 #[test]
@@ -819,4 +844,53 @@ fn descriptor_layout_differs_between_socs() {
     );
     let t = fails("descriptor_layout_differs", &[("mt9999.yaml", GOOD), ("mt9998.yaml", &other)]);
     assert!(t.contains("descriptor layout `rx_v1` differs between `mt9999` and `mt9998`"), "{t}");
+}
+
+// ---- field arrays ----
+
+#[test]
+fn field_array_overruns_the_register() {
+    let text = edit("rx_dma_en: {bits: 2}", "rx_dma_en: {bits: 30, array: {count: 4, stride: 1}}");
+    let t = fails("field_array_overruns", &[("mt9999.yaml", &text)]);
+    assert!(
+        t.contains("mt9999.yaml:") && t.contains("field array `pdma.glo_cfg.rx_dma_en` runs past the register"),
+        "{t}"
+    );
+    assert!(t.contains("element 3 ends at bit 33"), "{t}");
+}
+
+#[test]
+fn field_array_overlaps_another_field() {
+    // Elements at bits 2, 3, 4: the last one is bit 4 of `dma_size` (5:4).
+    let text = edit("rx_dma_en: {bits: 2}", "rx_dma_en: {bits: 2, array: {count: 3, stride: 1}}");
+    let t = fails("field_array_overlaps", &[("mt9999.yaml", &text)]);
+    assert!(
+        t.contains("mt9999.yaml:") && t.contains("fields `rx_dma_en` and `dma_size`") && t.contains("overlap"),
+        "{t}"
+    );
+}
+
+#[test]
+fn field_array_elements_overlap_each_other() {
+    let text = edit("bits: \"5:4\"", "bits: \"5:4\"\n                array: {count: 2, stride: 1}");
+    let t = ddgen::load_texts(&[("mt9999.yaml", &text)]).expect_err("stride").render();
+    assert!(t.contains("has stride 1, less than its width of 2 bits"), "{t}");
+    let text = edit("rx_dma_en: {bits: 2}", "rx_dma_en: {bits: 2, array: {count: 1, stride: 1}}");
+    let t = ddgen::load_texts(&[("mt9999.yaml", &text)]).expect_err("count").render();
+    assert!(t.contains("has count 1; it must be 2..=32"), "{t}");
+}
+
+#[test]
+fn field_arrays_generate_indexed_accessors() {
+    let text =
+        edit("rx_dma_en: {bits: 2}", "rx_dma_en: {bits: 2, array: {count: 2, stride: 1}, description: RX DMA n}")
+            .replacen("dma_size:\n                bits: \"5:4\"", "dma_size:\n                bits: \"7:6\"", 1);
+    let p = ddgen::load_texts(&[("mt9999.yaml", &text)]).unwrap_or_else(|r| panic!("{r}"));
+    let code = ddgen::generate(&p).expect("generates").file();
+    syn::parse_file(&code).expect("generated code parses");
+    assert!(code.contains("pub const fn rx_dma_en(&self, n: usize) -> Option<bool>"), "getter");
+    assert!(code.contains("pub const fn set_rx_dma_en(&mut self, n: usize, value: bool) -> bool"), "setter");
+    assert!(code.contains("pub const RX_DMA_EN_COUNT: usize = 2;"), "count");
+    let svd = ddgen::svd::to_svd(p.map("mt9999").expect("map"), &Default::default());
+    assert!(svd.contains("<dim>2</dim>") && svd.contains("<name>rx_dma_en%s</name>"), "{svd}");
 }

@@ -28,12 +28,14 @@ fn every_register_field_descriptor_and_capability_is_documented() {
                     let id = format!("id=\"r-{}-{}-{}\"", s.name.value, b.name.value, r.name.value);
                     assert!(page.contains(&id), "{}: no section {id}", m.name.value);
                     for f in &r.fields {
-                        assert!(
-                            page.contains(&format!("<code>{}</code>", f.name.value)),
-                            "{}: field {}",
-                            m.name.value,
-                            f.name.value
-                        );
+                        // A field array is documented element by element (`name[n]`).
+                        let names: Vec<String> = match &f.array {
+                            None => vec![f.name.value.clone()],
+                            Some(_) => (0..f.count()).map(|n| format!("{}[{n}]", f.name.value)).collect(),
+                        };
+                        for n in names {
+                            assert!(page.contains(&format!("<code>{n}</code>")), "{}: field {n}", m.name.value);
+                        }
                     }
                 }
             }

@@ -95,3 +95,58 @@ fn reset_values_reach_both_the_typed_map_and_the_metadata() {
     let meta = code.find("name: \"pdma.glo_cfg\"").expect("metadata entry");
     assert!(code[meta..].split('}').next().unwrap().contains("reset: 0x00000004"), "metadata carries the reset");
 }
+
+/// The end (exclusive) of the last register of space `fe` on `map`, array elements included.
+fn fe_end(map: &ddgen::model::Map) -> u64 {
+    let fe = map.spaces.iter().find(|s| s.name.value == "fe").expect("every SoC has fe");
+    let span = |a: &Option<ddgen::model::Array>| a.as_ref().map_or(0, |a| a.stride.value * (a.count.value - 1));
+    fe.blocks
+        .iter()
+        .flat_map(|b| {
+            b.registers.iter().map(move |r| b.base.value + r.offset.value + span(&b.array) + span(&r.array) + 4)
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Issue 18's rule for snapshots: a new SoC that brings a space, a block and a register no
+/// other SoC has leaves every existing SoC's generated module byte-identical (their snapshots
+/// do not change; only the shared items and the new SoC's module do).
+#[test]
+fn a_soc_with_new_spaces_blocks_and_registers_leaves_other_soc_modules_unchanged() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../regs");
+    let files = ddgen::yaml_files(&dir).expect("bundled maps");
+    let texts: Vec<(String, String)> =
+        files.iter().map(|f| (f.display().to_string(), std::fs::read_to_string(f).expect("readable map"))).collect();
+    let before = bundled();
+    let (base, _) = before.socs().next().expect("a bundled SoC");
+    let first_block = &base.spaces.iter().find(|s| s.name.value == "fe").expect("fe").blocks[0];
+    // Past every register of the base's `fe`, in a new block and in the base's first block.
+    let free = fe_end(base).next_multiple_of(0x100);
+    let name = "fe-test-stable";
+    let yaml = format!(
+        "name: {name}\nextends: {base}\ndescription: Fictitious SoC of the snapshot-stability test\n\
+         spaces:\n  test_sys:\n    description: A syscon only this SoC has\n    dt: {{property: \"example,test-sys\"}}\n\
+         \x20   blocks:\n      ctl:\n        base: 0x0\n        registers:\n          mode:\n            offset: 0x0\n\
+         \x20           description: Mode\n            fields: {{sel: {{bits: 0, description: Select}}}}\n\
+         \x20 fe:\n    blocks:\n      test_blk:\n        base: {free:#x}\n        registers:\n          only_here:\n\
+         \x20           offset: 0x0\n            description: Only on this SoC\n            fields: {{on: {{bits: 0, description: On}}}}\n\
+         \x20     {first}:\n        registers:\n          also_only_here:\n            offset: {off:#x}\n\
+         \x20           description: Only on this SoC\n            fields: {{on: {{bits: 1, description: On}}}}\n\
+         soc:\n  compatible: [\"example,{name}-eth\"]\n",
+        base = base.name.value,
+        first = first_block.name.value,
+        off = free + 0x100 - first_block.base.value,
+    );
+    let mut all: Vec<(&str, &str)> = texts.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    all.push(("fe-test-stable.yaml", &yaml));
+    let after =
+        ddgen::load_texts(&all).unwrap_or_else(|r| panic!("the fictitious SoC does not validate:\n{r}\n{yaml}"));
+    let (g0, g1) = (ddgen::generate(&before).expect("generates"), ddgen::generate(&after).expect("generates"));
+    for (soc, code) in &g0.socs {
+        let now = g1.socs.iter().find(|(s, _)| s == soc).map(|(_, c)| c);
+        assert_eq!(now, Some(code), "module {soc} changed when {name} was added");
+    }
+    assert!(g1.shared.contains("TestSys(") && g1.shared.contains("also_only_here"), "the new items are generated");
+    assert!(g1.socs.iter().any(|(s, c)| s == name && c.contains("crate::SpaceMap::TestSys(&TEST_SYS)")));
+}

@@ -18,12 +18,12 @@ use crate::platform::Platform;
 use crate::ring::rx::{RxRegs, RxRing};
 use crate::ring::tx::{TxRegs, TxRing};
 use crate::shared::Shared;
+use crate::space_bus::CapBus;
 use crate::stats::Stats;
 use alloc::boxed::Box;
-use fe_regs::bus::Bus;
+use fe_regs::SocInfo;
 use fe_regs::descriptors::DescriptorLayout;
-use fe_regs::values::{GdmaFwdCfg, MacMcr, MacMcrMaxRx, PdmaGloCfgRxBt, QdmaGloCfgTxBt};
-use fe_regs::{SocInfo, Space};
+use fe_regs::values::{GdmaFwdCfg, MacMcr, MacMcrMaxRx, PdmaGloCfgRxBt, QdmaGloCfgTxBt, QdmaTxSchRate, QdmaTxSchRate2};
 
 pub use crate::ring::fq::FQ_SIZE;
 pub use crate::ring::rx::RX_RING;
@@ -357,23 +357,24 @@ impl<P: Platform> Eth<P> {
         if !self.open {
             return Err(EthError::NotOpen);
         }
-        let fe = &self.soc.fe;
-        for id in 0..fe.gdma.len() {
-            if let Some(g) = fe.gdma.at(id) {
-                g.fwd_cfg.on(self.p.fe()).modify(|v| v.set_fwd(FWD_DROP));
+        let bus = self.p.fe();
+        let fe = self.soc.fe.bind(&bus);
+        for id in 0..fe.gdma().len() {
+            if let Some(g) = fe.gdma().at(id) {
+                g.fwd_cfg().modify(|v| v.set_fwd(FWD_DROP));
             }
         }
-        for id in 0..fe.mac.len() {
+        for id in 0..self.soc.fe.mac.len() {
             program_mcr(&self.p, self.soc, id, None);
             if let Some(m) = self.macs.get_mut(id).and_then(Option::as_mut) {
                 m.link = None;
             }
         }
         self.hw_lro_disable()?;
-        fe.pdma.irq_mask.on(self.p.fe()).write(|_| ());
-        fe.qdma.int_mask.on(self.p.fe()).write(|_| ());
-        fe.pdma.glo_cfg.on(self.p.fe()).modify(|v| v.set_rx_dma_en(false));
-        fe.qdma.glo_cfg.on(self.p.fe()).modify(|v| {
+        fe.pdma().irq_mask().write(|_| ());
+        fe.qdma().int_mask().write(|_| ());
+        fe.pdma().glo_cfg().modify(|v| v.set_rx_dma_en(false));
+        fe.qdma().glo_cfg().modify(|v| {
             v.set_tx_dma_en(false);
             v.set_rx_dma_en(false);
         });
@@ -408,11 +409,10 @@ impl<P: Platform> Eth<P> {
 
     /// Pulses the SoC's cold-reset bits in ETHSYS: assert, ~1 ms, deassert, 10 ms.
     fn cold_reset(&self) {
-        let cr = self.soc.caps.cold_reset;
-        let Some(off) = cr.reg.at(0) else { return };
-        raw_modify(&self.p, cr.reg.space, off, |v| v | cr.mask);
+        let Some(bits) = self.soc.caps.cold_reset.field().and_then(|f| self.p.cap(f)) else { return };
+        bits.set(true);
         self.p.delay_ns(1_000_000);
-        raw_modify(&self.p, cr.reg.space, off, |v| v & !cr.mask);
+        bits.set(false);
         self.p.delay_ns(10_000_000);
     }
 
@@ -425,29 +425,33 @@ impl<P: Platform> Eth<P> {
     /// The QDMA TX ring (its four pointers), and every queue's config and scheduler base value.
     fn tx_init(&mut self) -> Result<(), EthError> {
         self.tx.reset(&self.p)?;
-        let q = &self.soc.fe.qdma;
-        let fe = self.p.fe();
+        let bus = self.p.fe();
+        let fe = self.soc.fe.bind(&bus);
+        let q = fe.qdma();
         let shaper = self.soc.caps.shaper;
-        let queues = usize::from(self.soc.caps.tx_queues).min(q.qtx_cfg.len());
+        let queues = usize::from(self.soc.caps.tx_queues).min(q.qtx_cfg().len());
         for i in 0..queues {
-            if let Some(r) = q.qtx_cfg.at(i) {
-                r.on(&fe).write(|v| {
+            if let Some(r) = q.qtx_cfg().at(i) {
+                r.write(|v| {
                     v.set_res_thres_hi(4);
                     v.set_res_thres_lo(4);
                 });
             }
-            if let Some(off) = shaper.reg.at(i) {
-                raw_modify(&self.p, shaper.reg.space, off, |_| shaper.base);
+            if let Some(sch) = shaper.at(i).and_then(|f| self.p.cap(f)) {
+                sch.put(shaper.base);
             }
         }
-        q.tx_sch_rate.on(&fe).write(|v| {
-            v.set_sch0_max_wfq(true);
-            v.set_sch1_max_wfq(true);
+        // Every scheduler uses max-rate WFQ (elements in range by construction).
+        q.tx_sch_rate().write(|v| {
+            for n in 0..QdmaTxSchRate::SCH_MAX_WFQ_COUNT {
+                let _ = v.set_sch_max_wfq(n, true);
+            }
         });
-        if let Some(r) = q.tx_sch_rate2 {
-            r.on(&fe).write(|v| {
-                v.set_sch2_max_wfq(true);
-                v.set_sch3_max_wfq(true);
+        if let Some(r) = q.tx_sch_rate2() {
+            r.write(|v| {
+                for n in 0..QdmaTxSchRate2::SCH_MAX_WFQ_COUNT {
+                    let _ = v.set_sch_max_wfq(n, true);
+                }
             });
         }
         Ok(())
@@ -456,17 +460,21 @@ impl<P: Platform> Eth<P> {
     /// PDMA RX ring 0: every descriptor given to the DMA with an empty 2 KiB buffer.
     fn rx_init(&mut self) -> Result<(), EthError> {
         self.rx.reset(&self.p)?;
-        self.soc.fe.pdma.rst_idx.on(self.p.fe()).write(|v| v.set_pst_drx_idx0(true));
+        self.soc.fe.bind(&self.p.fe()).pdma().rst_idx().write(|v| {
+            let ring0 = v.set_pst_drx_idx(0, true);
+            debug_assert!(ring0, "rst_idx has ring 0's bit");
+        });
         Ok(())
     }
 
     /// GDMA of MAC `id`: to the CPU with the RX checksum bits as the features say, or drop for a
     /// MAC the device tree leaves disabled.
     fn init_gdma(&self, id: usize) {
-        let Some(g) = self.soc.fe.gdma.at(id) else { return };
+        let bus = self.p.fe();
+        let fe = self.soc.fe.bind(&bus);
+        let Some(g) = fe.gdma().at(id) else { return };
         let enabled = self.mac(id as u8).is_some_and(|m| m.enabled);
-        g.fwd_cfg
-            .on(self.p.fe())
+        g.fwd_cfg()
             .write_value(GdmaFwdCfg(0).with_fwd(if enabled { FWD_CPU } else { FWD_DROP }).with_strp_crc(enabled));
         if enabled {
             apply_rx_checksum(&self.p, self.soc, id, self.shared.rx_checksum());
@@ -476,25 +484,27 @@ impl<P: Platform> Eth<P> {
     /// Acknowledges stale interrupts and unmasks RX done (PDMA) and TX done (QDMA). Routing
     /// them to the SoC's lines (`int_grp`) comes with interrupt handling, the next part.
     fn init_irqs(&self) {
-        let fe = &self.soc.fe;
-        fe.pdma.irq_status.on(self.p.fe()).write(|v| v.clear_rx_done());
-        fe.qdma.int_status.on(self.p.fe()).write(|v| {
+        let bus = self.p.fe();
+        let fe = self.soc.fe.bind(&bus);
+        fe.pdma().irq_status().write(|v| v.clear_rx_done());
+        fe.qdma().int_status().write(|v| {
             v.clear_tx_done();
             v.clear_rx_done();
         });
         self.set_irq_moderation(self.soc.caps.irq.moderation);
-        fe.pdma.irq_mask.on(self.p.fe()).write(|v| v.set_rx_done(true));
-        fe.qdma.int_mask.on(self.p.fe()).write(|v| v.set_tx_done(true));
+        fe.pdma().irq_mask().write(|v| v.set_rx_done(true));
+        fe.qdma().int_mask().write(|v| v.set_tx_done(true));
     }
 
     /// Turns PDMA RX and QDMA TX on.
     fn start_dma(&self) {
-        let fe = &self.soc.fe;
-        fe.pdma.glo_cfg.on(self.p.fe()).modify(|v| {
+        let bus = self.p.fe();
+        let fe = self.soc.fe.bind(&bus);
+        fe.pdma().glo_cfg().modify(|v| {
             v.set_rx_bt(PdmaGloCfgRxBt::Dw32);
             v.set_rx_dma_en(true);
         });
-        fe.qdma.glo_cfg.on(self.p.fe()).modify(|v| {
+        fe.qdma().glo_cfg().modify(|v| {
             v.set_tx_bt(QdmaGloCfgTxBt::Dw32);
             v.set_tx_wb_ddone(true);
             v.set_tx_dma_en(true);
@@ -503,10 +513,11 @@ impl<P: Platform> Eth<P> {
 
     /// Waits (up to 1 ms) for both DMA engines to report idle.
     fn wait_dma_idle(&self) {
-        let fe = &self.soc.fe;
+        let bus = self.p.fe();
+        let fe = self.soc.fe.bind(&bus);
         for _ in 0..100 {
-            let rx = fe.pdma.glo_cfg.on(self.p.fe()).read().rx_dma_busy();
-            let tx = fe.qdma.glo_cfg.on(self.p.fe()).read().tx_dma_busy();
+            let rx = fe.pdma().glo_cfg().read().rx_dma_busy();
+            let tx = fe.qdma().glo_cfg().read().tx_dma_busy();
             if !rx && !tx {
                 return;
             }
@@ -530,33 +541,19 @@ fn rx_ports(macs: &[Option<MacPort>; MAX_MACS]) -> [u8; 8] {
     rx
 }
 
-/// Read-modify-write of a register named by a capability (`RawReg`), in any space; `false`
-/// when the platform has no bus for the space (`Eth::new` checks the spaces the board needs).
-pub(crate) fn raw_modify<P: Platform>(p: &P, space: Space, offset: u32, f: impl FnOnce(u32) -> u32) -> bool {
-    let o = offset as usize;
-    if space == Space::Fe {
-        let b = p.fe();
-        b.write32(o, f(b.read32(o)));
-    } else if let Some(b) = p.syscon(space) {
-        b.write32(o, f(b.read32(o)));
-    } else {
-        return false;
-    }
-    true
-}
-
 /// Sets or clears the SoC's RX checksum bits (ICS/TCS/UCS, from the capabilities) of MAC `id`.
 pub(crate) fn apply_rx_checksum<P: Platform>(p: &P, soc: &SocInfo, id: usize, on: bool) {
-    let ctl = soc.caps.rx_checksum;
-    if let Some(off) = ctl.reg.at(id) {
-        raw_modify(p, ctl.reg.space, off, |v| if on { v | ctl.mask } else { v & !ctl.mask });
+    if let Some(bits) = soc.caps.rx_checksum.at(id).and_then(|f| p.cap(f)) {
+        bits.set(on);
     }
 }
 
 /// MAC `id`'s control register: force mode with the link's settings, or FORCE_MODE only (link
 /// down).
 pub(crate) fn program_mcr<P: Platform>(p: &P, soc: &SocInfo, id: usize, link: Option<LinkState>) {
-    let Some(m) = soc.fe.mac.at(id) else { return };
+    let bus = p.fe();
+    let fe = soc.fe.bind(&bus);
+    let Some(m) = fe.mac().at(id) else { return };
     let v = match link {
         None => MacMcr(0).with_force_mode(true),
         Some(l) => MacMcr(0)
@@ -575,7 +572,7 @@ pub(crate) fn program_mcr<P: Platform>(p: &P, soc: &SocInfo, id: usize, link: Op
             .with_force_tx_fc(l.pause)
             .with_force_rx_fc(l.pause),
     };
-    m.mcr.on(p.fe()).write_value(v);
+    m.mcr().write_value(v);
 }
 
 impl<P: Platform> Drop for Eth<P> {

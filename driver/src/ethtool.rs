@@ -51,23 +51,24 @@ impl<P: Platform> EthCtl<'_, P> {
     /// Reads MAC `mac`'s MIB block (which clears it) and adds it to the 64-bit totals; the
     /// byte counters combine their low and high words.
     pub fn mib_update(&mut self, mac: u8) {
-        let (Some(m), Some(t)) = (self.soc.fe.mib.at(mac as usize), self.mib.mac.get_mut(mac as usize)) else {
+        let bus = self.p.fe();
+        let fe = self.soc.fe.bind(&bus);
+        let (Some(m), Some(t)) = (fe.mib().at(mac as usize), self.mib.mac.get_mut(mac as usize)) else {
             return;
         };
-        let fe = self.p.fe();
         let wide = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
-        t.rx_bytes += wide(m.rx_bytes.on(&fe).read().0, m.rx_bytes_hi.on(&fe).read().0);
-        t.rx_packets += u64::from(m.rx_packets.on(&fe).read().0);
-        t.rx_overflow += u64::from(m.rx_overflow.on(&fe).read().0);
-        t.rx_fcs_errors += u64::from(m.rx_fcs_errors.on(&fe).read().0);
-        t.rx_short_errors += u64::from(m.rx_short_errors.on(&fe).read().0);
-        t.rx_long_errors += u64::from(m.rx_long_errors.on(&fe).read().0);
-        t.rx_checksum_errors += u64::from(m.rx_checksum_errors.on(&fe).read().0);
-        t.rx_flow_control_packets += u64::from(m.rx_flow_control_packets.on(&fe).read().0);
-        t.tx_skip += u64::from(m.tx_skip.on(&fe).read().0);
-        t.tx_collisions += u64::from(m.tx_collisions.on(&fe).read().0);
-        t.tx_bytes += wide(m.tx_bytes.on(&fe).read().0, m.tx_bytes_hi.on(&fe).read().0);
-        t.tx_packets += u64::from(m.tx_packets.on(&fe).read().0);
+        t.rx_bytes += wide(m.rx_bytes().read().0, m.rx_bytes_hi().read().0);
+        t.rx_packets += u64::from(m.rx_packets().read().0);
+        t.rx_overflow += u64::from(m.rx_overflow().read().0);
+        t.rx_fcs_errors += u64::from(m.rx_fcs_errors().read().0);
+        t.rx_short_errors += u64::from(m.rx_short_errors().read().0);
+        t.rx_long_errors += u64::from(m.rx_long_errors().read().0);
+        t.rx_checksum_errors += u64::from(m.rx_checksum_errors().read().0);
+        t.rx_flow_control_packets += u64::from(m.rx_flow_control_packets().read().0);
+        t.tx_skip += u64::from(m.tx_skip().read().0);
+        t.tx_collisions += u64::from(m.tx_collisions().read().0);
+        t.tx_bytes += wide(m.tx_bytes().read().0, m.tx_bytes_hi().read().0);
+        t.tx_packets += u64::from(m.tx_packets().read().0);
     }
 
     /// Reads every MAC's MIB block into the totals (before a reset clears them, or periodically

@@ -18,7 +18,7 @@ use crate::handles::{EthCtl, EthRx};
 use crate::platform::{DmaError, Platform};
 pub use crate::ring::lro::{MAX_LRO_BUF, MAX_LRO_RING_SIZE, MAX_LRO_RINGS};
 use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
-use fe_regs::values::{LroAltScoreDelta, LroCtrlDw0, LroCtrlDw2, LroRingRingDipDw0};
+use fe_regs::values::{LroAltScoreDelta, LroCtrlDw0, LroCtrlDw2, LroRingRingDipDw0, PdmaRstIdx};
 
 /// The MTU whose segment size aggregates are assumed to carry.
 pub const LRO_MTU: usize = 1500;
@@ -56,67 +56,69 @@ impl<P: Platform> Eth<P> {
             r.reset(p)?;
         }
         let n = lro.count();
-        soc.fe.pdma.rst_idx.on(p.fe()).write(|v| {
-            v.set_pst_drx_idx1(n >= 1);
-            v.set_pst_drx_idx2(n >= 2);
-            v.set_pst_drx_idx3(n >= 3);
+        soc.fe.bind(&p.fe()).pdma().rst_idx().write(|v| {
+            // The LRO rings are rings 1..: reset the DMA index of those in use.
+            for ring in 1..PdmaRstIdx::PST_DRX_IDX_COUNT {
+                let _ = v.set_pst_drx_idx(ring, ring <= n);
+            }
         });
         Ok(())
     }
 
     /// Programs the limits and timers of every LRO ring and turns hardware LRO on.
     pub(crate) fn hw_lro_enable(&mut self) {
-        let (Some(c), Some(lro), Some(rings)) = (self.lro.caps(), self.soc.fe.lro, self.soc.fe.lro_ring) else {
+        let bus = self.p.fe();
+        let fe = self.soc.fe.bind(&bus);
+        let (Some(c), Some(lro), Some(rings)) = (self.lro.caps(), fe.lro(), fe.lro_ring()) else {
             return;
         };
         let l = &self.lro;
-        let fe = self.p.fe();
         let unit = c.timer_unit_us.max(1);
         let age = c.age_time_us / unit;
         let agg = (c.max_agg_time_us / unit).min(0xffff) as u16;
         for ring in 1..=l.count() {
             let Some(r) = rings.at(ring) else { continue };
-            r.ring_ctrl_dw1.on(&fe).modify(|v| v.set_age_time_l((age & 0x3ff) as u16));
-            r.ring_ctrl_dw2.on(&fe).modify(|v| {
+            r.ring_ctrl_dw1().modify(|v| v.set_age_time_l((age & 0x3ff) as u16));
+            r.ring_ctrl_dw2().modify(|v| {
                 v.set_age_time_h(((age >> 10) & 0x3f) as u8);
                 v.set_auto_learn_mode(AUTO_LEARN_MODE);
                 v.set_max_agg_time(agg);
                 v.set_max_agg_cnt_l(c.max_segments & 0x3f);
                 v.set_ring_vld(true);
             });
-            r.ring_ctrl_dw3.on(&fe).modify(|v| v.set_max_agg_cnt_h(c.max_segments >> 6));
+            r.ring_ctrl_dw3().modify(|v| v.set_max_agg_cnt_h(c.max_segments >> 6));
         }
-        lro.ctrl_dw2.on(&fe).write_value(LroCtrlDw2(BW_THRESHOLD));
-        lro.alt_score_delta.on(&fe).write_value(LroAltScoreDelta(ALT_SCORE_DELTA));
-        lro.ctrl_dw3.on(&fe).modify(|v| {
+        lro.ctrl_dw2().write_value(LroCtrlDw2(BW_THRESHOLD));
+        lro.alt_score_delta().write_value(LroAltScoreDelta(ALT_SCORE_DELTA));
+        lro.ctrl_dw3().modify(|v| {
             v.set_max_agg_cnt(c.max_segments);
             v.set_min_rxd_sdl(c.min_room.min(0xffff) as u16);
         });
-        lro.ctrl_dw0
-            .on(&fe)
+        lro.ctrl_dw0()
             .write_value(LroCtrlDw0(0).with_lro_en(true).with_l3_cks_upd_en(true).with_alt_pkt_cnt_mode(true));
     }
 
     /// Asks the engine to flush every LRO ring's aggregate and give up its flow, waits for it,
     /// then turns hardware LRO off. The flushed aggregates wait in the rings for `poll`.
     pub(crate) fn hw_lro_disable(&mut self) -> Result<(), EthError> {
-        let (true, Some(lro)) = (self.lro.present(), self.soc.fe.lro) else { return Ok(()) };
+        let bus = self.p.fe();
+        let fe = self.soc.fe.bind(&bus);
+        let (true, Some(lro)) = (self.lro.present(), fe.lro()) else { return Ok(()) };
         let l = &self.lro;
-        let fe = self.p.fe();
-        if !lro.ctrl_dw0.on(&fe).read().lro_en() {
+        if !lro.ctrl_dw0().read().lro_en() {
             return Ok(());
         }
         let mask = ((1u16 << l.count()) - 1) as u8;
-        lro.ctrl_dw0.on(&fe).modify(|v| v.set_ring_relinquish_req(mask));
+        lro.ctrl_dw0().modify(|v| v.set_ring_relinquish_req(mask));
         let start = self.p.now_ns();
-        while lro.ctrl_dw0.on(&fe).read().ring_relinquish_done() & mask != mask {
+        while lro.ctrl_dw0().read().ring_relinquish_done() & mask != mask {
             if self.p.now_ns().saturating_sub(start) > RELINQUISH_TIMEOUT_NS {
                 self.shared.stats.drops.lro_relinquish_timeout.add(1);
                 break;
             }
             self.p.delay_ns(1_000);
         }
-        lro.ctrl_dw0.on(&fe).write_value(LroCtrlDw0(0));
+        lro.ctrl_dw0().write_value(LroCtrlDw0(0));
         Ok(())
     }
 
@@ -142,7 +144,9 @@ impl<P: Platform> EthCtl<'_, P> {
     /// Programs destination-IP rule `rule` of MAC `mac` (like `ethtool -N ethX flow-type tcp4
     /// dst-ip A loc R`): IPv4 TCP to `dst` is merged by hardware LRO; `None` removes the rule.
     pub fn set_lro_rule(&mut self, mac: u8, rule: u8, dst: Option<[u8; 4]>) -> Result<(), EthError> {
-        let (Some(caps), Some(rings)) = (self.soc.caps.hw_lro.filter(|_| self.hw_lro), self.soc.fe.lro_ring) else {
+        let bus = self.p.fe();
+        let fe = self.soc.fe.bind(&bus);
+        let (Some(caps), Some(rings)) = (self.soc.caps.hw_lro.filter(|_| self.hw_lro), fe.lro_ring()) else {
             return Err(EthError::Unsupported("this SoC has no hardware LRO"));
         };
         if self.mac(mac).is_none_or(|m| !m.enabled) {
@@ -154,9 +158,8 @@ impl<P: Platform> EthCtl<'_, P> {
             .at(n)
             .filter(|_| rule < per)
             .ok_or(EthError::Unsupported("no such hardware LRO rule for that MAC"))?;
-        let fe = self.p.fe();
-        r.ring_dip_dw0.on(&fe).write_value(LroRingRingDipDw0(dst.map_or(0, u32::from_be_bytes)));
-        r.ring_ctrl_dw2.on(&fe).modify(|v| v.set_myip_vld(dst.is_some()));
+        r.ring_dip_dw0().write_value(LroRingRingDipDw0(dst.map_or(0, u32::from_be_bytes)));
+        r.ring_ctrl_dw2().modify(|v| v.set_myip_vld(dst.is_some()));
         Ok(())
     }
 }

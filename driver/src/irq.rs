@@ -57,23 +57,20 @@ impl<P: Platform> EthIrq<'_, P> {
     /// [`EthIrq::irq_enable`] once that work is drained. Several lines' handlers may run at
     /// once: masks change only through the platform's atomic `modify32`.
     pub fn irq(&self, line: u8) -> IrqWork {
-        let fe = &self.soc.fe;
+        let bus = self.p.fe();
+        let fe = self.soc.fe.bind(&bus);
         let causes = self.line_causes(line);
-        let rx = causes.rx
-            && fe.pdma.irq_status.on(self.p.fe()).read().rx_done()
-            && fe.pdma.irq_mask.on(self.p.fe()).read().rx_done();
-        let tx = causes.tx
-            && fe.qdma.int_status.on(self.p.fe()).read().tx_done()
-            && fe.qdma.int_mask.on(self.p.fe()).read().tx_done();
+        let rx = causes.rx && fe.pdma().irq_status().read().rx_done() && fe.pdma().irq_mask().read().rx_done();
+        let tx = causes.tx && fe.qdma().int_status().read().tx_done() && fe.qdma().int_mask().read().tx_done();
         let stats = &self.sh.stats;
         if rx {
-            fe.pdma.irq_mask.on(self.p.fe()).update(RX_DONE, PdmaIrqMask(0));
+            fe.pdma().irq_mask().update(RX_DONE, PdmaIrqMask(0));
             stats.irq_rx.add_shared(1);
         }
         if tx {
-            fe.qdma.int_mask.on(self.p.fe()).update(TX_DONE, QdmaIntMask(0));
+            fe.qdma().int_mask().update(TX_DONE, QdmaIntMask(0));
             // Acknowledge now: reclaim reads the release pointer, not the status bit.
-            fe.qdma.int_status.on(self.p.fe()).write(|v| v.clear_tx_done());
+            fe.qdma().int_status().write(|v| v.clear_tx_done());
             stats.irq_tx.add_shared(1);
         }
         if !rx && !tx {
@@ -85,12 +82,13 @@ impl<P: Platform> EthIrq<'_, P> {
     /// Unmasks the causes in `work` (the poll loop drained them); a cause still pending
     /// re-raises the line at once, so nothing is lost between the last poll and the unmask.
     pub fn irq_enable(&self, work: IrqWork) {
-        let fe = &self.soc.fe;
+        let bus = self.p.fe();
+        let fe = self.soc.fe.bind(&bus);
         if work.rx {
-            fe.pdma.irq_mask.on(self.p.fe()).update(RX_DONE, RX_DONE);
+            fe.pdma().irq_mask().update(RX_DONE, RX_DONE);
         }
         if work.tx {
-            fe.qdma.int_mask.on(self.p.fe()).update(TX_DONE, TX_DONE);
+            fe.qdma().int_mask().update(TX_DONE, TX_DONE);
         }
     }
 
@@ -99,7 +97,8 @@ impl<P: Platform> EthIrq<'_, P> {
     /// every completion interrupts at once. One value goes into both delay-interrupt registers,
     /// as Linux writes it.
     pub fn set_irq_moderation(&self, m: Option<IrqModeration>) {
-        let fe = &self.soc.fe;
+        let bus = self.p.fe();
+        let fe = self.soc.fe.bind(&bus);
         // (enable, packet limit, time limit in register units)
         let half = |l: ModerationLimits, unit: u32| {
             let units = l.time_units(unit).min(u32::from(u8::MAX)) as u8;
@@ -110,7 +109,7 @@ impl<P: Platform> EthIrq<'_, P> {
             None => ((false, 0, 0), (false, 0, 0)),
         };
         // The two registers have the same layout but their own generated types.
-        fe.pdma.delay_irq.on(self.p.fe()).write(|v| {
+        fe.pdma().delay_irq().write(|v| {
             v.set_rx_en(rx.0);
             v.set_rx_pint(rx.1);
             v.set_rx_ptime(rx.2);
@@ -118,7 +117,7 @@ impl<P: Platform> EthIrq<'_, P> {
             v.set_tx_pint(tx.1);
             v.set_tx_ptime(tx.2);
         });
-        fe.qdma.delay_irq.on(self.p.fe()).write(|v| {
+        fe.qdma().delay_irq().write(|v| {
             v.set_rx_en(rx.0);
             v.set_rx_pint(rx.1);
             v.set_rx_ptime(rx.2);

@@ -58,6 +58,7 @@ mod rx_lane;
 pub mod shaping;
 pub(crate) mod shared;
 pub mod softlro;
+pub(crate) mod space_bus;
 pub mod stats;
 pub mod tx;
 pub mod tx_offload;

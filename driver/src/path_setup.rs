@@ -11,7 +11,7 @@ use crate::dt::Board;
 pub use crate::dt::error::Need;
 use crate::error::EthError;
 use crate::platform::Platform;
-use fe_regs::bus::Bus;
+use crate::space_bus::CapBus;
 use fe_regs::caps::{PathSetup, PathWrite};
 use fe_regs::{SocInfo, Space};
 
@@ -39,7 +39,7 @@ pub fn needs(board: &Board<'_>, space: Space) -> Option<Need> {
 /// line, so that its temporaries stay out of that frame).
 #[inline(never)]
 pub fn check_buses<P: Platform>(board: &Board<'_>, p: &P) -> Result<(), EthError> {
-    for loc in board.soc.caps.spaces.iter().filter(|l| !l.is_own_reg()) {
+    for loc in board.soc.spaces.iter().filter(|l| !l.is_own_reg()) {
         if needs(board, loc.space).is_some() && p.syscon(loc.space).is_none() {
             return Err(EthError::MissingSpace(loc.space));
         }
@@ -51,14 +51,7 @@ pub fn check_buses<P: Platform>(board: &Board<'_>, p: &P) -> Result<(), EthError
 pub fn apply<P: Platform>(p: &P, soc: &'static SocInfo, mac: u8, mode: &str) -> Result<&'static [PathWrite], EthError> {
     let setup = plan(soc, mac, mode)?;
     for w in setup.writes {
-        let o = w.offset as usize;
-        if w.space == Space::Fe {
-            let b = p.fe();
-            b.write32(o, w.apply(b.read32(o)));
-        } else {
-            let b = p.syscon(w.space).ok_or(EthError::MissingSpace(w.space))?;
-            b.write32(o, w.apply(b.read32(o)));
-        }
+        p.cap(w.field()).ok_or(EthError::MissingSpace(w.space))?.put(w.value);
     }
     Ok(setup.writes)
 }

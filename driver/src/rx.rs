@@ -182,7 +182,7 @@ impl<P: Platform> EthRx<'_, P> {
         if !self.open || budget == 0 {
             return None;
         }
-        self.soc.fe.pdma.irq_status.on(self.p.fe()).write(|v| v.clear_rx_done());
+        self.soc.fe.bind(&self.p.fe()).pdma().irq_status().write(|v| v.clear_rx_done());
         self.trust_csum = self.sh.rx_checksum();
         Some(self.rx.begin())
     }

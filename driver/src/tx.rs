@@ -184,7 +184,7 @@ impl<P: Platform> EthTx<'_, P> {
         let EthTx { tx, p, sh, soc, .. } = self;
         let freed = tx.reclaim::<C, P>(p, |mac, len| sh.stats.count_tx_sent(mac, u64::from(len)));
         if freed > 0 {
-            soc.fe.qdma.int_status.on(p.fe()).write(|v| v.clear_tx_done());
+            soc.fe.bind(&p.fe()).qdma().int_status().write(|v| v.clear_tx_done());
         }
         freed
     }

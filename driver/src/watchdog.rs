@@ -24,14 +24,15 @@ impl<P: Platform> Eth<P> {
         if !self.open {
             return Ok(None);
         }
-        let q = &self.soc.fe.qdma;
         // Acknowledge first, then look: a completion after this point raises the bit again.
-        q.int_status.on(self.p.fe()).write(|v| v.clear_tx_done());
+        self.soc.fe.bind(&self.p.fe()).qdma().int_status().write(|v| v.clear_tx_done());
         self.reclaim();
         self.mib_update_all();
-        let fe = self.p.fe();
-        let stopped = !q.glo_cfg.on(&fe).read().tx_dma_en();
-        let (dtx, ctx) = (q.dtx_ptr.on(&fe).read().0, q.ctx_ptr.on(&fe).read().0);
+        let bus = self.p.fe();
+        let fe = self.soc.fe.bind(&bus);
+        let q = fe.qdma();
+        let stopped = !q.glo_cfg().read().tx_dma_en();
+        let (dtx, ctx) = (q.dtx_ptr().read().0, q.ctx_ptr().read().0);
         let sent: u64 = self.mib.mac.iter().map(|m| m.tx_packets).sum();
         let now = self.p.now_ns();
         let waiting = self.tx.in_flight() > 0 && dtx != ctx;
@@ -63,8 +64,7 @@ impl<P: Platform> Eth<P> {
                 None => {}
             }
         }
-        let q = &self.soc.fe.qdma;
-        let dtx = q.dtx_ptr.on(self.p.fe()).read().0;
+        let dtx = self.soc.fe.bind(&self.p.fe()).qdma().dtx_ptr().read().0;
         let sent = self.mib.mac.iter().map(|m| m.tx_packets).sum();
         self.wd = WatchdogState { dtx, sent, since: self.p.now_ns(), resets: self.wd.resets + 1 };
         Ok(report)

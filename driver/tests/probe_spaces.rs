@@ -32,7 +32,7 @@ fn fxhash(s: &str) -> u64 {
 
 /// The board's syscon locations: (space, property, index).
 fn syscons(board: &Board<'_>) -> Vec<(fe_regs::Space, &'static str, u8)> {
-    board.soc.caps.spaces.iter().filter(|l| !l.is_own_reg()).map(|l| (l.space, l.property, l.index)).collect()
+    board.soc.spaces.iter().filter(|l| !l.is_own_reg()).map(|l| (l.space, l.property, l.index)).collect()
 }
 
 #[test]
@@ -47,7 +47,7 @@ fn every_needed_syscon_is_located() {
                 assert!(at.reg.size > 0 && !at.path.to_string().is_empty(), "{}: {at:?}", b.file);
             }
         }
-        assert!(board.syscons().all(|s| board.soc.caps.space_loc(s.space).is_some()), "{}", b.file);
+        assert!(board.syscons().all(|s| board.soc.space(s.space).is_some()), "{}", b.file);
     }
 }
 

@@ -322,6 +322,139 @@ impl<B: Bus, T: Value, A: Readable + Writable> Reg<B, T, A> {
     }
 }
 
+/// A register map (a space or a block) bound to the bus of its space: the generated accessor
+/// methods (`fe.pdma().glo_cfg()`) give [`Reg`] handles, so code does not write `.on(bus)` for
+/// every access. Made by the generated `bind` of every map type: `info.fe.bind(&bus)` (or
+/// `bind(bus)` for a bus that is `Copy`). The accessors copy the bus into every view and handle
+/// they give, so bind a reference: then the view itself is only registers (a `&B`, the map's
+/// address, a displacement), which the compiler keeps out of memory, and a register access
+/// costs what `spec.on(&bus)` does. Blocks of an arrayed block ([`BlocksOn::at`]) are the
+/// first block's map moved by `delta`.
+#[derive(Debug)]
+pub struct View<'a, M, B> {
+    pub(crate) map: &'a M,
+    pub(crate) bus: B,
+    pub(crate) delta: u32,
+}
+
+impl<M, B: Copy> Clone for View<'_, M, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<M, B: Copy> Copy for View<'_, M, B> {}
+
+// The helpers the generated accessors use are free functions, not methods of `View`: a
+// method would collide with a register or block of the same name.
+
+/// `map` on `bus`, moved by `delta` bytes (the generated `bind`).
+#[inline(always)]
+pub(crate) const fn view<M, B>(map: &M, bus: B, delta: u32) -> View<'_, M, B> {
+    View { map, bus, delta }
+}
+
+/// Register `spec` of `v`'s map, moved with it, on its bus (generated accessors).
+#[inline(always)]
+pub(crate) fn view_reg<M, B: Copy, T: Copy, A>(v: &View<'_, M, B>, spec: RegSpec<T, A>) -> Reg<B, T, A> {
+    Reg { bus: v.bus, offset: (spec.offset + v.delta) as usize, _t: PhantomData }
+}
+
+/// Register array `array` of `v`'s map on its bus (generated accessors).
+#[inline(always)]
+pub(crate) fn view_array<M, B: Copy, T: Copy, A>(v: &View<'_, M, B>, array: RegArray<T, A>) -> ArrayOn<B, T, A> {
+    ArrayOn { first: v.delta + array.first.offset, stride: array.stride, len: array.len, bus: v.bus, _t: PhantomData }
+}
+
+/// Block `block` of space view `v`, on the same bus (generated accessors).
+#[inline(always)]
+pub(crate) fn view_block<'a, M, N, B: Copy>(v: &View<'a, M, B>, block: &'a N) -> View<'a, N, B> {
+    View { map: block, bus: v.bus, delta: v.delta }
+}
+
+/// Arrayed block `blocks` of space view `v`, on the same bus (generated accessors).
+#[inline(always)]
+pub(crate) fn view_blocks<'a, M, N, B: Copy>(v: &View<'a, M, B>, blocks: &'a BlockArray<N>) -> BlocksOn<'a, N, B> {
+    BlocksOn { blocks, bus: v.bus, delta: v.delta }
+}
+
+/// A register array on a bus: element `i` is a [`Reg`] handle ([`ArrayOn::at`]).
+#[derive(Debug)]
+pub struct ArrayOn<B, T, A> {
+    first: u32,
+    stride: u32,
+    len: u16,
+    bus: B,
+    _t: PhantomData<(T, A)>,
+}
+
+impl<B: Copy, T, A> Clone for ArrayOn<B, T, A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<B: Copy, T, A> Copy for ArrayOn<B, T, A> {}
+
+impl<B: Copy, T, A> ArrayOn<B, T, A> {
+    /// Number of elements.
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.len as usize
+    }
+    /// Whether the array has no elements (never true for a generated map).
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Element `i`, or `None` when `i` is out of range.
+    #[inline(always)]
+    #[must_use]
+    pub fn at(&self, i: usize) -> Option<Reg<B, T, A>> {
+        (i < self.len as usize).then(|| Reg {
+            bus: self.bus,
+            offset: (self.first + self.stride * i as u32) as usize,
+            _t: PhantomData,
+        })
+    }
+}
+
+/// An arrayed block on a bus: element `i` is a [`View`] of the block ([`BlocksOn::at`]).
+#[derive(Debug)]
+pub struct BlocksOn<'a, M, B> {
+    blocks: &'a BlockArray<M>,
+    bus: B,
+    delta: u32,
+}
+
+impl<M, B: Copy> Clone for BlocksOn<'_, M, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<M, B: Copy> Copy for BlocksOn<'_, M, B> {}
+
+impl<'a, M, B: Copy> BlocksOn<'a, M, B> {
+    /// Number of blocks.
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.blocks.len as usize
+    }
+    /// Whether there are no blocks (never true for a generated map).
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.blocks.len == 0
+    }
+    /// Block `i`, or `None` when `i` is out of range.
+    #[inline(always)]
+    #[must_use]
+    pub fn at(&self, i: usize) -> Option<View<'a, M, B>> {
+        (i < self.blocks.len as usize).then(|| View {
+            map: &self.blocks.first,
+            bus: self.bus,
+            delta: self.delta + self.blocks.stride * i as u32,
+        })
+    }
+}
+
 #[cfg(feature = "alloc")]
 mod mem;
 pub use crate::mmio::Mmio;

@@ -2,7 +2,58 @@
 //! `soc.capabilities` section of each YAML map.
 
 use crate::Space;
+use crate::bus::Bus;
 use crate::descriptors::DescriptorLayout;
+
+/// The bits of one register (element) that a capability selects (its fields' mask), in their
+/// space: what a capability's register and fields resolve to for one MAC or queue. Reach it
+/// through the space's bus with [`CapField::on`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct CapField {
+    /// Space of the register.
+    pub space: Space,
+    /// Byte offset of the register (element) in its space.
+    pub offset: u32,
+    /// The selected bits.
+    pub mask: u32,
+}
+
+impl CapField {
+    /// A handle that changes these bits through `bus` (the bus of [`CapField::space`]).
+    #[inline(always)]
+    #[must_use]
+    pub fn on<B: Bus>(self, bus: B) -> CapFieldOn<B> {
+        CapFieldOn { bus, offset: self.offset as usize, mask: self.mask }
+    }
+}
+
+/// A capability's bits on a bus: every change is one [`Bus::modify32`], so the register's
+/// other bits are kept and the platform makes it atomic.
+#[derive(Debug)]
+pub struct CapFieldOn<B> {
+    bus: B,
+    offset: usize,
+    mask: u32,
+}
+
+impl<B: Bus> CapFieldOn<B> {
+    /// Sets every selected bit (`true`) or clears them all (`false`).
+    #[inline(always)]
+    pub fn set(&self, on: bool) {
+        self.bus.modify32(self.offset, self.mask, if on { self.mask } else { 0 });
+    }
+    /// Writes the bits of `value` inside the mask (the others of `value` are ignored).
+    #[inline(always)]
+    pub fn put(&self, value: u32) {
+        self.bus.modify32(self.offset, self.mask, value);
+    }
+    /// The selected bits as they are now (in place, the others zero).
+    #[inline(always)]
+    #[must_use]
+    pub fn get(&self) -> u32 {
+        self.bus.read32(self.offset) & self.mask
+    }
+}
 
 /// A register named by a capability: offset of element 0, stride and count.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -64,6 +115,17 @@ pub struct RxChecksumCtl {
     pub reg: RawReg,
     /// The enable bits.
     pub mask: u32,
+}
+
+impl RxChecksumCtl {
+    /// The checksum bits of MAC `mac`, or `None` when the register has no such element.
+    #[must_use]
+    pub const fn at(&self, mac: usize) -> Option<CapField> {
+        match self.reg.at(mac) {
+            Some(offset) => Some(CapField { space: self.reg.space, offset, mask: self.mask }),
+            None => None,
+        }
+    }
 }
 
 /// Hardware LRO parameters.
@@ -128,25 +190,6 @@ pub struct IrqNames {
     pub rx: &'static str,
 }
 
-/// Where the device tree puts a space.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct SpaceLoc {
-    /// The space.
-    pub space: Space,
-    /// `reg` (the Ethernet node's own window) or the phandle property naming the syscon node.
-    pub property: &'static str,
-    /// Which phandle of the property.
-    pub index: u8,
-}
-
-impl SpaceLoc {
-    /// The space is the Ethernet node's own `reg`, not a syscon.
-    #[must_use]
-    pub fn is_own_reg(&self) -> bool {
-        self.property == "reg"
-    }
-}
-
 /// One read-modify-write of path setup on one register (element).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct PathWrite {
@@ -165,6 +208,11 @@ pub struct PathWrite {
 }
 
 impl PathWrite {
+    /// The bits this write sets, as a capability field ([`CapFieldOn::put`] makes the write).
+    #[must_use]
+    pub const fn field(&self) -> CapField {
+        CapField { space: self.space, offset: self.offset, mask: self.mask }
+    }
     /// `old` with this write applied.
     #[must_use]
     pub const fn apply(&self, old: u32) -> u32 {
@@ -242,6 +290,17 @@ pub struct ColdReset {
     pub mask: u32,
 }
 
+impl ColdReset {
+    /// The reset bits (element 0 of the register), or `None` when the register has none.
+    #[must_use]
+    pub const fn field(&self) -> Option<CapField> {
+        match self.reg.at(0) {
+            Some(offset) => Some(CapField { space: self.reg.space, offset, mask: self.mask }),
+            None => None,
+        }
+    }
+}
+
 /// Max-rate setting for one link speed: rate = `man` * 10^`exp` kbit/s.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct ShaperRate {
@@ -275,6 +334,14 @@ pub struct Shaper {
 }
 
 impl Shaper {
+    /// Queue `queue`'s whole scheduler register, or `None` when the register has no such element.
+    #[must_use]
+    pub const fn at(&self, queue: usize) -> Option<CapField> {
+        match self.reg.at(queue) {
+            Some(offset) => Some(CapField { space: self.reg.space, offset, mask: u32::MAX }),
+            None => None,
+        }
+    }
     /// The scheduler value that caps a queue at link speed `speed_mbps`, or `None` when the
     /// table has no entry for it (then only the base, min-rate value applies).
     #[must_use]
@@ -326,8 +393,6 @@ pub struct Capabilities {
     pub macs: &'static [MacCaps],
     /// Clock names the device tree must provide.
     pub clocks: &'static [&'static str],
-    /// Where the device tree puts each space.
-    pub spaces: &'static [SpaceLoc],
     /// MAC interface and path setup per MAC and phy-mode class.
     pub path_setup: &'static [PathSetup],
 }
@@ -337,10 +402,5 @@ impl Capabilities {
     #[must_use]
     pub fn path_setup_for(&self, mac: u8, mode: &str) -> Option<&'static PathSetup> {
         self.path_setup.iter().find(|p| p.mac == mac && p.modes.contains(&mode))
-    }
-    /// Where the device tree puts `space`, if this SoC has it.
-    #[must_use]
-    pub fn space_loc(&self, space: Space) -> Option<&'static SpaceLoc> {
-        self.spaces.iter().find(|l| l.space == space)
     }
 }

@@ -10,6 +10,8 @@
 //!   `info.fe.pdma.glo_cfg.on(bus).modify(|v| v.set_rx_dma_en(true))`.
 //! * **As constants** (single-SoC firmware): `mt7621::FE.pdma.glo_cfg.on(bus)`, which compiles to
 //!   one load or store.
+//! * **Through a view bound to the bus** (what the driver core does): `let fe = info.fe.bind(&bus);`
+//!   then `fe.pdma().glo_cfg().modify(..)`, `fe.gdma().at(mac)`, at the same cost.
 //!
 //! ```
 //! use fe_regs::{bus::MemBus, by_compatible};
@@ -18,6 +20,9 @@
 //! info.fe.pdma.glo_cfg.on(&bus).modify(|v| v.set_rx_dma_en(true));
 //! assert!(info.fe.pdma.glo_cfg.on(&bus).read().rx_dma_en());
 //! assert_eq!(bus.peek(0x0a04), 1 << 2);
+//! let fe = info.fe.bind(&bus);
+//! fe.pdma().glo_cfg().modify(|v| v.set_rx_dma_en(false));
+//! assert_eq!(bus.peek(0x0a04), 0);
 //! ```
 
 #![no_std]

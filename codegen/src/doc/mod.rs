@@ -12,7 +12,7 @@ pub mod html;
 pub mod svg;
 
 use crate::Project;
-use crate::model::{Block, Descriptor, Map, Register, Space};
+use crate::model::{Block, Descriptor, Field, Map, Register, Space};
 use crate::source::{FileId, Sources, Span};
 use html::{esc, ident, num, page};
 use std::fmt::Write;
@@ -363,16 +363,11 @@ fn register(b: &mut String, s: &Space, bl: &Block, r: &Register, links: &Links) 
     if !r.description.is_empty() {
         let _ = writeln!(b, "<p>{}</p>", esc(&r.description));
     }
-    let mut fields: Vec<_> = r.fields.iter().collect();
-    fields.sort_by_key(|f| std::cmp::Reverse(f.bits.value.lsb));
+    let mut fields = elements(r);
+    fields.sort_by_key(|(_, bits, _)| std::cmp::Reverse(bits.lsb));
     let segs: Vec<svg::Seg> = fields
         .iter()
-        .map(|f| svg::Seg {
-            name: &f.name.value,
-            lsb: f.bits.value.lsb,
-            width: f.bits.value.width,
-            access: Some(f.access(r).keyword()),
-        })
+        .map(|(name, bits, f)| svg::Seg { name, lsb: bits.lsb, width: bits.width, access: Some(f.access(r).keyword()) })
         .collect();
     // Scrolls sideways on a phone rather than shrinking the labels out of legibility.
     let _ = write!(
@@ -385,11 +380,10 @@ fn register(b: &mut String, s: &Space, bl: &Block, r: &Register, links: &Links) 
         return;
     }
     b.push_str("<div class=\"scroll\"><table><tr><th>bits</th><th>field</th><th>access</th><th>reset</th><th>description</th><th>source</th></tr>\n");
-    for f in fields {
-        let bits = f.bits.value;
+    for (name, bits, f) in &fields {
         let range =
             if bits.width == 1 { bits.lsb.to_string() } else { format!("{}:{}", bits.lsb + bits.width - 1, bits.lsb) };
-        let reset = (r.reset.value & f.mask()) >> bits.lsb.min(63);
+        let reset = (r.reset.value & crate::model::mask(*bits)) >> bits.lsb.min(63);
         let mut desc = esc(&f.description);
         if !f.values.is_empty() {
             desc += "<table><tr><th>value</th><th>name</th></tr>";
@@ -402,7 +396,7 @@ fn register(b: &mut String, s: &Space, bl: &Block, r: &Register, links: &Links) 
         let _ = writeln!(
             b,
             "<tr><td class=\"mono\">{range}</td><td><code>{}</code></td><td>{}</td><td class=\"mono\">{}</td><td>{desc}</td><td>{}</td></tr>",
-            esc(&f.name),
+            esc(name),
             f.access(r).keyword(),
             esc(&num(reset)),
             links.at(f.name.span)
@@ -464,18 +458,26 @@ fn descriptor(b: &mut String, d: &Descriptor, links: &Links) {
     }
 }
 
+/// The fields of `r` as drawn: a field array element by element (`name[n]`).
+fn elements(r: &Register) -> Vec<(String, crate::ast::Bits, &Field)> {
+    r.fields
+        .iter()
+        .flat_map(|f| {
+            (0..f.count()).map(move |n| match f.array {
+                Some(_) => (format!("{}[{n}]", f.name.value), f.element(n), f),
+                None => (f.name.value.clone(), f.bits.value, f),
+            })
+        })
+        .collect()
+}
+
 /// A stand-alone SVG of one register's diagram (`space.block.register`), for README figures.
 pub fn register_svg(m: &Map, path: &str) -> Option<String> {
     let (_, bl, r) = m.find_register(path)?;
-    let segs: Vec<svg::Seg> = r
-        .fields
+    let fields = elements(r);
+    let segs: Vec<svg::Seg> = fields
         .iter()
-        .map(|f| svg::Seg {
-            name: &f.name.value,
-            lsb: f.bits.value.lsb,
-            width: f.bits.value.width,
-            access: Some(f.access(r).keyword()),
-        })
+        .map(|(name, bits, f)| svg::Seg { name, lsb: bits.lsb, width: bits.width, access: Some(f.access(r).keyword()) })
         .collect();
     Some(svg::standalone(&format!("{} {}.{}", m.name.value, bl.name.value, r.name.value), &segs))
 }

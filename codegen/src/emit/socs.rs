@@ -10,10 +10,16 @@ use crate::model::{Block, Map};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-/// Emits `Space`, `SocInfo`, `SOCS` and `by_compatible`.
+/// Emits `Space`, `SpaceMap`, `SpaceInfo`, `SocInfo`, `SOCS` and `by_compatible`.
+///
+/// A SoC's spaces are a table (`SocInfo::spaces`) that lists only the spaces the SoC has, so a
+/// space that a new SoC brings changes the shared items but no other SoC's module; only `fe`,
+/// which every SoC has (`spaces_located`), is also a direct field, for the hot path.
 pub fn emit_table(spaces: &[USpace], socs: &[(&Map, &SocCaps)]) -> TokenStream {
     let mut space_variants = TokenStream::new();
-    let mut info_fields = TokenStream::new();
+    let mut map_variants = TokenStream::new();
+    let mut map_of = TokenStream::new();
+    let mut fe_field = TokenStream::new();
     for s in spaces {
         let v = type_ident(s.name);
         let d = doc(&format!(
@@ -22,11 +28,28 @@ pub fn emit_table(spaces: &[USpace], socs: &[(&Map, &SocCaps)]) -> TokenStream {
             if s.description.is_empty() { String::new() } else { format!(": {}", s.description) }
         ));
         space_variants.extend(quote! { #d #v, });
-        let f = ident(s.name);
         let ty = space_map(s.name);
-        let ty = if s.everywhere { quote!(maps::#ty) } else { quote!(Option<maps::#ty>) };
-        let fd = doc(&format!("Register map of space `{}`.", s.name));
-        info_fields.extend(quote! { #fd pub #f: #ty, });
+        let md = doc(&format!("The register map of space `{}`.", s.name));
+        map_variants.extend(quote! { #md #v(&'static maps::#ty), });
+        map_of.extend(quote! {
+            impl SpaceMapOf for maps::#ty {
+                const SPACE: Space = Space::#v;
+                fn of(map: SpaceMap) -> Option<&'static Self> {
+                    match map {
+                        SpaceMap::#v(m) => Some(m),
+                        #[allow(unreachable_patterns)]
+                        _ => None,
+                    }
+                }
+            }
+        });
+        if s.name == FE && s.everywhere {
+            fe_field = quote! {
+                #[doc = " Register map of the frame engine (space `fe`, which every SoC has): the"]
+                #[doc = " hot path's direct field; [`SocInfo::spaces`] lists it too."]
+                pub fe: maps::#ty,
+            };
+        }
     }
     let space_names: Vec<&str> = spaces.iter().map(|s| s.name).collect();
     let space_idents: Vec<proc_macro2::Ident> = spaces.iter().map(|s| type_ident(s.name)).collect();
@@ -62,6 +85,42 @@ pub fn emit_table(spaces: &[USpace], socs: &[(&Map, &SocCaps)]) -> TokenStream {
             }
         }
 
+        #[doc = " The register map of one space of one SoC, tagged by its space."]
+        #[derive(Copy, Clone, Debug)]
+        #[non_exhaustive]
+        pub enum SpaceMap { #map_variants }
+
+        #[doc = " A space map type ([`maps`]`::*Space`) and the space it maps: what [`SocInfo::map`] looks up."]
+        pub trait SpaceMapOf: Sized + 'static {
+            #[doc = " The space this map type describes."]
+            const SPACE: Space;
+            #[doc = " The map inside `map`, when `map` is of this type."]
+            fn of(map: SpaceMap) -> Option<&'static Self>;
+        }
+
+        #map_of
+
+        #[doc = " One space of a SoC: its id, where the device tree puts it, and its register map."]
+        #[derive(Copy, Clone, Debug)]
+        pub struct SpaceInfo {
+            #[doc = " The space id."]
+            pub space: Space,
+            #[doc = " `reg` (the Ethernet node's own window) or the phandle property naming the syscon node."]
+            pub property: &'static str,
+            #[doc = " Which phandle of the property."]
+            pub index: u8,
+            #[doc = " The space's registers on this SoC."]
+            pub map: SpaceMap,
+        }
+
+        impl SpaceInfo {
+            #[doc = " The space is the Ethernet node's own `reg`, not a syscon."]
+            #[must_use]
+            pub fn is_own_reg(&self) -> bool {
+                self.property.as_bytes() == b"reg"
+            }
+        }
+
         #[doc = " Everything the driver core needs to know about one SoC: its register maps and capabilities."]
         #[derive(Copy, Clone, Debug)]
         pub struct SocInfo {
@@ -75,7 +134,22 @@ pub fn emit_table(spaces: &[USpace], socs: &[(&Map, &SocCaps)]) -> TokenStream {
             pub caps: crate::caps::Capabilities,
             #[doc = " Every register with its offset, access kind, reset value and bit masks, as data."]
             pub registers: &'static [crate::meta::RegMeta],
-            #info_fields
+            #fe_field
+            #[doc = " The SoC's spaces (only those it has), in map order: id, device-tree location, map."]
+            pub spaces: &'static [SpaceInfo],
+        }
+
+        impl SocInfo {
+            #[doc = " Space `space` of this SoC, if it has it."]
+            #[must_use]
+            pub fn space(&self, space: Space) -> Option<&'static SpaceInfo> {
+                self.spaces.iter().find(|s| s.space == space)
+            }
+            #[doc = " The register map of type `M` (`info.map::<maps::EthsysSpace>()`), if this SoC has its space."]
+            #[must_use]
+            pub fn map<M: SpaceMapOf>(&self) -> Option<&'static M> {
+                M::of(self.space(M::SPACE)?.map)
+            }
         }
 
         #[doc = " Every SoC generated from `regs/*.yaml`, in file-name order."]
@@ -88,6 +162,9 @@ pub fn emit_table(spaces: &[USpace], socs: &[(&Map, &SocCaps)]) -> TokenStream {
         }
     }
 }
+
+/// The frame engine's space: the one every SoC has and the direct field `SocInfo::fe`.
+const FE: &str = "fe";
 
 fn raw_reg(r: &RegRef) -> TokenStream {
     let space = type_ident(&r.space);
@@ -176,11 +253,6 @@ fn caps_tokens(c: &SocCaps) -> TokenStream {
         None => quote!(None),
         Some((t, r)) => quote!(Some(crate::caps::IrqNames { tx: #t, rx: #r })),
     };
-    let space_locs = c.spaces.iter().map(|l| {
-        let sp = type_ident(&l.name);
-        let (prop, idx) = (&l.property, num(l.index));
-        quote!(crate::caps::SpaceLoc { space: crate::Space::#sp, property: #prop, index: #idx })
-    });
     let paths = c.path_setup.iter().map(|p| {
         let mac = num(p.mac);
         let modes = &p.modes;
@@ -219,38 +291,34 @@ fn caps_tokens(c: &SocCaps) -> TokenStream {
             },
             macs: &[#(#macs),*],
             clocks: &[#(#clocks),*],
-            spaces: &[#(#space_locs),*],
             path_setup: &[#(#paths),*],
         }
     }
 }
 
+/// A block's literal: the SoC's own registers in its own order, the rest from `..ABSENT`, so
+/// registers that only other SoCs have do not appear in it.
 fn block_value(space: &str, ub: &crate::codegen_model::UBlock, b: &Block, base: u64, names: &TypeNames) -> TokenStream {
     let bty = names.block_map(space, ub.name);
     let mut fields = TokenStream::new();
-    for ur in &ub.registers {
-        let name = ident(&ur.reg.name.value);
-        let here = b.registers.iter().find(|r| r.name.value == ur.reg.name.value);
-        let v = match here {
-            None => quote!(None),
-            Some(r) => {
-                let vty = names.value(space, ub.name, &r.name.value);
-                let off = hex(base + r.offset.value);
-                let reset = hex(r.reset.value);
-                let spec = quote!(crate::bus::RegSpec::new(#off, crate::values::#vty(#reset)));
-                let v = match &r.array {
-                    None => spec,
-                    Some(a) => {
-                        let (s, c) = (hex(a.stride.value), num(a.count.value));
-                        quote!(crate::bus::RegArray::new(#spec, #s, #c))
-                    }
-                };
-                if ur.everywhere { v } else { quote!(Some(#v)) }
+    for r in &b.registers {
+        let Some(ur) = ub.registers.iter().find(|ur| ur.reg.name.value == r.name.value) else { continue };
+        let name = ident(&r.name.value);
+        let vty = names.value(space, ub.name, &r.name.value);
+        let off = hex(base + r.offset.value);
+        let reset = hex(r.reset.value);
+        let spec = quote!(crate::bus::RegSpec::new(#off, crate::values::#vty(#reset)));
+        let v = match &r.array {
+            None => spec,
+            Some(a) => {
+                let (s, c) = (hex(a.stride.value), num(a.count.value));
+                quote!(crate::bus::RegArray::new(#spec, #s, #c))
             }
         };
+        let v = if ur.everywhere { v } else { quote!(Some(#v)) };
         fields.extend(quote! { #name: #v, });
     }
-    quote!(crate::maps::#bty { #fields })
+    quote!(crate::maps::#bty { #fields ..crate::maps::#bty::ABSENT })
 }
 
 fn register_table(m: &Map) -> String {
@@ -341,41 +409,42 @@ fn register_metas(m: &Map) -> TokenStream {
 pub fn emit_soc(m: &Map, caps: &SocCaps, spaces: &[USpace], names: &TypeNames) -> TokenStream {
     let md = format_ident!("{}", snake(&m.name.value));
     let mut consts = TokenStream::new();
-    let mut info_fields = TokenStream::new();
-    for us in spaces {
-        let fname = ident(us.name);
-        let here = m.spaces.iter().find(|s| s.name.value == us.name);
-        let Some(space) = here else {
-            info_fields.extend(quote! { #fname: None, });
-            continue;
-        };
+    let mut fe_field = TokenStream::new();
+    let mut table = Vec::new();
+    // In the map's own space order, so the table does not depend on other SoCs.
+    for space in &m.spaces {
+        let Some(us) = spaces.iter().find(|us| us.name == space.name.value) else { continue };
         let mut fields = TokenStream::new();
-        for ub in &us.blocks {
+        // The SoC's own blocks in its own order; the others come from `..ABSENT`.
+        for b in &space.blocks {
+            let Some(ub) = us.blocks.iter().find(|ub| ub.name == b.name.value) else { continue };
             let bname = ident(ub.name);
-            let v = match space.blocks.iter().find(|b| b.name.value == ub.name) {
-                None => quote!(None),
-                Some(b) => {
-                    let first = block_value(us.name, ub, b, b.base.value, names);
-                    let v = match &b.array {
-                        None => first,
-                        Some(a) => {
-                            let (s, c) = (hex(a.stride.value), num(a.count.value));
-                            quote!(crate::bus::BlockArray::new(#first, #s, #c))
-                        }
-                    };
-                    if ub.everywhere { v } else { quote!(Some(#v)) }
+            let first = block_value(us.name, ub, b, b.base.value, names);
+            let v = match &b.array {
+                None => first,
+                Some(a) => {
+                    let (s, c) = (hex(a.stride.value), num(a.count.value));
+                    quote!(crate::bus::BlockArray::new(#first, #s, #c))
                 }
             };
+            let v = if ub.everywhere { v } else { quote!(Some(#v)) };
             fields.extend(quote! { #bname: #v, });
         }
         let cname = format_ident!("{}", snake(us.name).to_uppercase());
         let sty = space_map(us.name);
         let cd = doc(&format!("Register map of space `{}` on {}, with constant offsets.", us.name, m.name.value));
-        consts.extend(quote! { #cd pub const #cname: crate::maps::#sty = crate::maps::#sty { #fields }; });
-        info_fields.extend(if us.everywhere {
-            quote! { #fname: #cname, }
-        } else {
-            quote! { #fname: Some(#cname), }
+        consts.extend(quote! {
+            #cd pub const #cname: crate::maps::#sty = crate::maps::#sty { #fields ..crate::maps::#sty::ABSENT };
+        });
+        if us.name == FE && us.everywhere {
+            fe_field = quote! { fe: #cname, };
+        }
+        let v = type_ident(us.name);
+        let loc = caps.spaces.iter().find(|l| l.name == us.name);
+        let prop = loc.map_or("", |l| l.property.as_str());
+        let index = num(loc.map_or(0, |l| l.index));
+        table.push(quote! {
+            crate::SpaceInfo { space: crate::Space::#v, property: #prop, index: #index, map: crate::SpaceMap::#v(&#cname) }
         });
     }
     let name = m.name.value.as_str();
@@ -402,7 +471,8 @@ pub fn emit_soc(m: &Map, caps: &SocCaps, spaces: &[USpace], names: &TypeNames) -
                 compatible: &[#(#compat),*],
                 caps: #caps,
                 registers: &[#metas],
-                #info_fields
+                #fe_field
+                spaces: &[#(#table),*],
             };
         }
     }

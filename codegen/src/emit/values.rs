@@ -108,12 +108,33 @@ fn accessor_entries(ty: &Ident, reg: &Register, enum_name: &dyn Fn(&Field) -> Id
     let mut out = TokenStream::new();
     let tyname = ty.to_string();
     for f in &reg.fields {
+        for n in 0..f.count() {
+            out.extend(accessor_entry(&tyname, ty, reg, f, f.array.as_ref().map(|_| n), enum_name));
+        }
+    }
+    out
+}
+
+/// The `FIELD_ACCESSORS` entry of field `f` (of element `n` of a field array, as `name[n]`).
+fn accessor_entry(
+    tyname: &str,
+    ty: &Ident,
+    reg: &Register,
+    f: &Field,
+    element: Option<u64>,
+    enum_name: &dyn Fn(&Field) -> Ident,
+) -> TokenStream {
+    {
         let access = f.access(reg);
         let name = ident(&f.name.value);
         let setter = format_ident!("set_{}", name);
         let clear = format_ident!("clear_{}", name);
-        let (lsb, width) = (f.bits.value.lsb as u8, f.bits.value.width as u8);
-        let fname = f.name.value.as_str();
+        let bits = f.element(element.unwrap_or(0));
+        let (lsb, width) = (bits.lsb as u8, bits.width as u8);
+        let fname = match element {
+            Some(n) => format!("{}[{n}]", f.name.value),
+            None => f.name.value.clone(),
+        };
         let kw = access.keyword();
         let raw = if width == 1 {
             quote!(v != 0)
@@ -127,23 +148,28 @@ fn accessor_entries(ty: &Ident, reg: &Register, enum_name: &dyn Fn(&Field) -> Id
             let en = enum_name(f);
             (quote!(x.to_bits() as u32), quote!(#en::from_bits(#raw)))
         };
-        let get =
-            if access.readable() { quote!(Some(|b: u32| { let x = #ty(b).#name(); #to_u32 })) } else { quote!(None) };
-        let set = if matches!(access, Access::Rw | Access::Wo) {
-            quote!(Some(|b: u32, v: u32| { let mut r = #ty(b); r.#setter(#from_u32); r.0 }))
-        } else {
-            quote!(None)
+        let (get, set, clear) = match element {
+            None => (
+                quote!(Some(|b: u32| { let x = #ty(b).#name(); #to_u32 })),
+                quote!(Some(|b: u32, v: u32| { let mut r = #ty(b); r.#setter(#from_u32); r.0 })),
+                quote!(Some(|b: u32| { let mut r = #ty(b); r.#clear(); r.0 })),
+            ),
+            Some(n) => {
+                let n = proc_macro2::Literal::usize_unsuffixed(n as usize);
+                (
+                    quote!(Some(|b: u32| match #ty(b).#name(#n) { Some(x) => #to_u32, None => 0 })),
+                    quote!(Some(|b: u32, v: u32| { let mut r = #ty(b); let _ = r.#setter(#n, #from_u32); r.0 })),
+                    quote!(Some(|b: u32| { let mut r = #ty(b); let _ = r.#clear(#n); r.0 })),
+                )
+            }
         };
-        let clear = if access == Access::W1c {
-            quote!(Some(|b: u32| { let mut r = #ty(b); r.#clear(); r.0 }))
-        } else {
-            quote!(None)
-        };
-        out.extend(quote! {
+        let get = if access.readable() { get } else { quote!(None) };
+        let set = if matches!(access, Access::Rw | Access::Wo) { set } else { quote!(None) };
+        let clear = if access == Access::W1c { clear } else { quote!(None) };
+        quote! {
             FieldAccessor { value_type: #tyname, field: #fname, lsb: #lsb, width: #width, access: #kw, get: #get, set: #set, clear: #clear },
-        });
+        }
     }
-    out
 }
 
 fn emit_value(ty: &Ident, path: &str, reg: &Register, enum_name: &dyn Fn(&Field) -> Ident) -> TokenStream {
@@ -158,6 +184,14 @@ fn emit_value(ty: &Ident, path: &str, reg: &Register, enum_name: &dyn Fn(&Field)
     let mut debug_fields = TokenStream::new();
     let mut w1c_mask: u64 = 0;
     for f in &fields {
+        if f.array.is_some() {
+            let (m, e, d, w) = emit_field_array(reg, f, enum_name);
+            methods.extend(m);
+            enums.extend(e);
+            debug_fields.extend(d);
+            w1c_mask |= w;
+            continue;
+        }
         let access = f.access(reg);
         let (lsb, width) = (f.bits.value.lsb, f.bits.value.width);
         let mask = hex(((1u64 << width) - 1) << lsb);
@@ -266,6 +300,112 @@ fn emit_value(ty: &Ident, path: &str, reg: &Register, enum_name: &dyn Fn(&Field)
         }
         #enums
     }
+}
+
+/// Accessors of a field array (`array: {count, stride}` on a field): `name(n) -> Option<T>`,
+/// `set_name(n, value) -> bool` and `clear_name(n) -> bool` as the access allows; an index out of
+/// range reads `None` and writes nothing (`false`), never panics. Returns the methods, the
+/// field's enum, its `Debug` entries and its write-1-to-clear bits.
+fn emit_field_array(
+    reg: &Register,
+    f: &Field,
+    enum_name: &dyn Fn(&Field) -> Ident,
+) -> (TokenStream, TokenStream, TokenStream, u64) {
+    let access = f.access(reg);
+    let (lsb, width) = (f.bits.value.lsb, f.bits.value.width);
+    let (count, stride) = (f.count(), f.array.as_ref().map_or(0, |a| a.stride.value));
+    let last = f.element(count - 1).lsb;
+    let count_lit = proc_macro2::Literal::usize_unsuffixed(count as usize);
+    let (lsb_lit, stride_lit) =
+        (proc_macro2::Literal::u32_unsuffixed(lsb), proc_macro2::Literal::u32_unsuffixed(stride as u32));
+    let wmask = hex((1u64 << width) - 1);
+    let name = ident(&f.name.value);
+    let setter = format_ident!("set_{}", name);
+    let clear = format_ident!("clear_{}", name);
+    let raw_int = int_type(width);
+    let span = if width == 1 {
+        format!("bits {lsb}, {}, ... {last}", lsb + stride as u32)
+    } else {
+        format!("{count} x {width} bits from bit {lsb}, {stride} apart")
+    };
+    let d = if f.description.is_empty() { format!("`{}`", f.name.value) } else { f.description.clone() };
+    let raw_get =
+        if width == 1 { quote!((self.0 >> lsb) & 1 != 0) } else { quote!(((self.0 >> lsb) & #wmask) as #raw_int) };
+    let mut enums = TokenStream::new();
+    let (vty, get, put) = if f.values.is_empty() {
+        (raw_int.clone(), raw_get, quote!(value as u32))
+    } else {
+        let en = enum_name(f);
+        enums.extend(emit_enum(&en, f, width));
+        (quote!(#en), quote!(#en::from_bits(#raw_get)), quote!(value.to_bits() as u32))
+    };
+    let at = quote! {
+        if n >= #count_lit { return None; }
+        let lsb = #lsb_lit + #stride_lit * n as u32;
+    };
+    let mut methods = TokenStream::new();
+    let count_const = format_ident!("{}_COUNT", f.name.value.to_uppercase());
+    let cd = doc(&format!("Number of elements of the field array `{}`.", f.name.value));
+    methods.extend(quote! { #cd pub const #count_const: usize = #count_lit; });
+    let mut debug = TokenStream::new();
+    if access.readable() {
+        let gd =
+            doc(&format!("{d} (element `n` of {count}: {span}, {}); `None` when `n >= {count}`.", access.keyword()));
+        methods.extend(quote! {
+            #gd
+            #[inline(always)]
+            #[must_use]
+            pub const fn #name(&self, n: usize) -> Option<#vty> { #at Some(#get) }
+        });
+        for n in 0..count {
+            let label = format!("{}[{n}]", f.name.value);
+            let n = proc_macro2::Literal::usize_unsuffixed(n as usize);
+            debug.extend(quote! { .field(#label, &self.#name(#n)) });
+        }
+    }
+    let bool_at = quote! {
+        if n >= #count_lit { return false; }
+        let lsb = #lsb_lit + #stride_lit * n as u32;
+    };
+    let mut w1c = 0u64;
+    match access {
+        Access::Rw | Access::Wo => {
+            let sd = doc(&format!(
+                "Sets element `n` of `{}` ({span}) to `value`: {d} Returns `false`, writing nothing, when `n >= {count}`.",
+                f.name.value
+            ));
+            methods.extend(quote! {
+                #sd
+                #[inline(always)]
+                #[must_use = "`false`: the index is out of range and nothing was set"]
+                pub const fn #setter(&mut self, n: usize, value: #vty) -> bool {
+                    #bool_at
+                    let mask = #wmask << lsb;
+                    self.0 = (self.0 & !mask) | (((#put) << lsb) & mask);
+                    true
+                }
+            });
+        }
+        Access::W1c => {
+            w1c = f.mask();
+            let cd = doc(&format!(
+                "Clears element `n` of `{}` ({span}) on the next write (write-1-to-clear): {d} Returns `false`, writing nothing, when `n >= {count}`.",
+                f.name.value
+            ));
+            methods.extend(quote! {
+                #cd
+                #[inline(always)]
+                #[must_use = "`false`: the index is out of range and nothing was cleared"]
+                pub const fn #clear(&mut self, n: usize) -> bool {
+                    #bool_at
+                    self.0 |= #wmask << lsb;
+                    true
+                }
+            });
+        }
+        Access::Ro | Access::Rc => {}
+    }
+    (methods, enums, debug, w1c)
 }
 
 /// Emits a typed enum for an enumerated field; when the names do not cover every value of the

@@ -49,7 +49,17 @@ fn description(out: &mut String, indent: &str, d: &str, fallback: &str) {
 fn field(out: &mut String, f: &Field, r: &Register) {
     let i = "            ";
     let _ = writeln!(out, "{i}<field>");
-    let _ = writeln!(out, "{i}  <name>{}</name>", x(&f.name.value));
+    // A field array is a `dim` field (`dimIncrement` in bits); `name%s` gives the elements the
+    // names `name0`, `name1`, ...
+    let name = match &f.array {
+        Some(a) => {
+            let _ = writeln!(out, "{i}  <dim>{}</dim>", a.count.value);
+            let _ = writeln!(out, "{i}  <dimIncrement>{}</dimIncrement>", a.stride.value);
+            format!("{}%s", f.name.value)
+        }
+        None => f.name.value.clone(),
+    };
+    let _ = writeln!(out, "{i}  <name>{}</name>", x(&name));
     description(out, &format!("{i}  "), &f.description, &f.name.value);
     let _ = writeln!(out, "{i}  <bitOffset>{}</bitOffset>", f.bits.value.lsb);
     let _ = writeln!(out, "{i}  <bitWidth>{}</bitWidth>", f.bits.value.width);

@@ -7,6 +7,7 @@ mod descriptors_disjoint;
 mod descriptors_shared;
 mod enum_incomplete;
 mod enum_values_unique;
+mod field_arrays_valid;
 mod field_idents_unique;
 mod fields_disjoint;
 mod fields_fit;
@@ -50,6 +51,7 @@ const MAP_PASSES: &[(&str, MapPass)] = &[
     ("offsets_in_range", offsets_in_range::check),
     ("arrays_valid", arrays_valid::check),
     ("fields_fit", fields_fit::check),
+    ("field_arrays_valid", field_arrays_valid::check),
     ("fields_disjoint", fields_disjoint::check),
     ("values_fit", values_fit::check),
     ("enum_values_unique", enum_values_unique::check),

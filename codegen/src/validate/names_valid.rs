@@ -30,9 +30,9 @@ const RESERVED_FIELDS: &[&str] = &["from_bits", "to_bits", "new", "words"];
 /// Methods every descriptor type has besides `RESERVED_FIELDS`.
 const RESERVED_DESCRIPTOR_FIELDS: &[&str] = &["to_le_bytes", "from_le_bytes"];
 
-/// `SocInfo` has a field per space next to these; a SoC module has a constant per space
-/// (upper case) next to `INFO`.
-const RESERVED_SPACES: &[&str] = &["name", "description", "compatible", "caps", "registers", "info"];
+/// A SoC module has a constant per space (upper case) next to `INFO`. (`SocInfo` lists the
+/// spaces in a table, so its field names do not constrain space names.)
+const RESERVED_SPACES: &[&str] = &["info"];
 
 /// Reports names that cannot become identifiers.
 pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {

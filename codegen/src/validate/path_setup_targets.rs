@@ -78,6 +78,13 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
                         )
                         .label("path setup is a read-modify-write of writable fields"),
                     ),
+                    Some(f) if f.array.is_some() => diags.push(
+                        Diagnostic::error(
+                            fspan,
+                            format!("field `{}` of `{path}` is a field array; path setup cannot set it", fname.value),
+                        )
+                        .label("path setup sets whole fields; give each element a field of its own"),
+                    ),
                     Some(_) => {}
                 }
             }

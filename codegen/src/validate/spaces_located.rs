@@ -1,6 +1,6 @@
 //! Rule: the device tree can locate every space of a concrete SoC: `fe` is the Ethernet node's
-//! own `reg`, every other space names a phandle property (`mediatek,ethsys`), and no two spaces
-//! name the same phandle.
+//! own `reg` (and every SoC has it), every other space names a phandle property
+//! (`mediatek,ethsys`), and no two spaces name the same phandle.
 
 use crate::caps::sub;
 use crate::model::Map;
@@ -13,6 +13,16 @@ pub const OWN_REG: &str = "reg";
 pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
     if map.is_abstract {
         return;
+    }
+    if !map.spaces.iter().any(|s| s.name.value == "fe") {
+        diags.push(
+            Diagnostic::error(
+                map.soc_span.unwrap_or(map.name.span),
+                format!("SoC `{}` has no space `fe`", map.name.value),
+            )
+            .label("every SoC has the frame engine's space `fe` (the Ethernet node's `reg`)")
+            .note("add `spaces: {fe: {dt: {property: reg}, blocks: ...}}` here or in a base"),
+        );
     }
     let mut seen: Vec<(String, u64, &str)> = Vec::new();
     for s in &map.spaces {

@@ -393,7 +393,7 @@ impl<'a> Board<'a> {
     /// `mediatek,ethsys`, the binding's required syscon).
     fn ethsys_space(soc: &SocInfo, node: &EthNode<'a>) -> [Option<SpaceAt<'a>>; MAX_SPACES] {
         let mut spaces = [None; MAX_SPACES];
-        if let Some(loc) = soc.caps.spaces.iter().find(|l| l.property == "mediatek,ethsys" && l.index == 0) {
+        if let Some(loc) = soc.spaces.iter().find(|l| l.property == "mediatek,ethsys" && l.index == 0) {
             spaces[0] = Some(SpaceAt { space: loc.space, path: node.ethsys_path, reg: node.ethsys_reg });
         }
         spaces
@@ -449,7 +449,7 @@ impl<'a> Board<'a> {
     /// Checks that every syscon space the board needs (a capability, or the path setup of an
     /// enabled MAC's phy mode) is located; the error names the Ethernet node and the property.
     pub fn check_spaces(&self) -> Result<(), ProbeError<'a>> {
-        for loc in self.soc.caps.spaces.iter().filter(|l| !l.is_own_reg()) {
+        for loc in self.soc.spaces.iter().filter(|l| !l.is_own_reg()) {
             if self.space(loc.space).is_none()
                 && let Some(needed_by) = self.needs(loc.space)
             {

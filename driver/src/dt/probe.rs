@@ -98,7 +98,7 @@ fn fill<'a>(tree: &Tree<'a>, node: &FdtNode<'_, 'a>, board: &mut Board<'a>) -> R
 /// and its `reg`. An absent property (or a shorter list) leaves the space out; a dangling
 /// phandle or a bad `reg` is an error.
 fn read_spaces<'a>(tree: &Tree<'a>, node: &FdtNode<'_, 'a>, board: &mut Board<'a>) -> Result<(), ProbeError<'a>> {
-    for loc in board.soc.caps.spaces.iter().filter(|l| !l.is_own_reg()) {
+    for loc in board.soc.spaces.iter().filter(|l| !l.is_own_reg()) {
         let found = props::phandle_target_at(tree, node, board.path, loc.property, usize::from(loc.index))?;
         if let Some((path, syscon, parent)) = found {
             let reg = read_reg(&syscon, parent.as_ref(), path)?;

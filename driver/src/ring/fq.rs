@@ -63,10 +63,11 @@ impl FreeQueue {
         }
         p.dma_wmb();
         let fe = p.fe();
-        q.fq_head.on(&fe).write_value(QdmaFqHead(ring as u32));
-        q.fq_tail.on(&fe).write_value(QdmaFqTail((ring + (FQ_SIZE as u64 - 1) * ds) as u32));
-        q.fq_count.on(&fe).write_value(QdmaFqCount(FQ_SIZE as u32));
-        q.fq_blen.on(&fe).write(|v| v.set_blen(self.page_size as u16));
+        let q = q.bind(&fe);
+        q.fq_head().write_value(QdmaFqHead(ring as u32));
+        q.fq_tail().write_value(QdmaFqTail((ring + (FQ_SIZE as u64 - 1) * ds) as u32));
+        q.fq_count().write_value(QdmaFqCount(FQ_SIZE as u32));
+        q.fq_blen().write(|v| v.set_blen(self.page_size as u16));
         self.in_engine = true;
         Ok(())
     }

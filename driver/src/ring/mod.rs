@@ -25,6 +25,21 @@ pub mod tx;
 
 pub use crate::error::AllocError;
 use crate::platform::Platform;
+use fe_regs::bus::{Reg, RegSpec};
+
+/// A ring's own registers (its element of the ring register arrays, resolved once when the
+/// ring is made) on the platform's frame-engine bus: `p.fe_reg(self.regs.cpu).write_value(..)`.
+pub(crate) trait FeReg: Platform {
+    /// `spec` on the frame-engine bus.
+    fn fe_reg<T: Copy, A>(&self, spec: RegSpec<T, A>) -> Reg<Self::Fe, T, A>;
+}
+
+impl<P: Platform> FeReg for P {
+    #[inline(always)]
+    fn fe_reg<T: Copy, A>(&self, spec: RegSpec<T, A>) -> Reg<P::Fe, T, A> {
+        spec.on(self.fe())
+    }
+}
 
 /// Most descriptors in a ring.
 pub const MAX_RING: usize = 512;

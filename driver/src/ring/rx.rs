@@ -12,6 +12,7 @@
 //! platform pool buffer instead; from then on a poll may swap a filled slot's buffer for a fresh
 //! one ([`RxRing::refill_with`]: the address word with the control word).
 
+use super::FeReg;
 use crate::desc::{self, RX_WORDS, RxCodec};
 use crate::platform::{DmaError, Platform, RxPool};
 use crate::ring::mem::{DescAccess, DescMem, InDma, Place};
@@ -313,10 +314,9 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
         }
         self.next = 0;
         p.dma_wmb();
-        let fe = p.fe();
-        self.regs.base.on(&fe).write_value(PdmaRxPtr(self.base as u32));
-        self.regs.count.on(&fe).write_value(PdmaRxCntCfg(self.size as u32));
-        self.regs.cpu.on(&fe).write_value(PdmaPcrxPtr(self.size as u32 - 1));
+        p.fe_reg(self.regs.base).write_value(PdmaRxPtr(self.base as u32));
+        p.fe_reg(self.regs.count).write_value(PdmaRxCntCfg(self.size as u32));
+        p.fe_reg(self.regs.cpu).write_value(PdmaPcrxPtr(self.size as u32 - 1));
         Ok(())
     }
 
@@ -400,7 +400,7 @@ impl<const SLOTS: usize> RxRing<SLOTS> {
             self.next = cur.i;
             p.dma_wmb();
             let last = cur.i.wrapping_sub(1) & self.mask;
-            self.regs.cpu.on(p.fe()).write_value(PdmaPcrxPtr(last as u32));
+            p.fe_reg(self.regs.cpu).write_value(PdmaPcrxPtr(last as u32));
         }
         cur.done
     }

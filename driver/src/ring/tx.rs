@@ -7,6 +7,7 @@
 //! release pointer to the engine's `drx_ptr`; [`TxRing::teardown`] takes back what the engine
 //! never took. One descriptor always stays free, so a full ring never looks empty to the engine.
 
+use super::FeReg;
 use crate::desc::{self, TxCodec, TxDesc};
 use crate::platform::{DmaError, Platform};
 use crate::ring::mem::{DescAccess, DescMem, Place};
@@ -178,11 +179,10 @@ impl TxRing {
         self.released = TX_RING - 1;
         self.in_flight = 0;
         p.dma_wmb();
-        let fe = p.fe();
-        self.regs.ctx.on(&fe).write_value(QdmaCtxPtr(self.addr(0)));
-        self.regs.dtx.on(&fe).write_value(QdmaDtxPtr(self.addr(0)));
-        self.regs.crx.on(&fe).write_value(QdmaCrxPtr(self.addr(TX_RING - 1)));
-        self.regs.drx.on(&fe).write_value(QdmaDrxPtr(self.addr(TX_RING - 1)));
+        p.fe_reg(self.regs.ctx).write_value(QdmaCtxPtr(self.addr(0)));
+        p.fe_reg(self.regs.dtx).write_value(QdmaDtxPtr(self.addr(0)));
+        p.fe_reg(self.regs.crx).write_value(QdmaCrxPtr(self.addr(TX_RING - 1)));
+        p.fe_reg(self.regs.drx).write_value(QdmaDrxPtr(self.addr(TX_RING - 1)));
         Ok(())
     }
 
@@ -235,7 +235,7 @@ impl TxRing {
     #[inline(always)]
     pub fn kick<P: Platform>(&self, p: &P) {
         p.dma_wmb();
-        self.regs.ctx.on(p.fe()).write_value(QdmaCtxPtr(self.addr(self.head)));
+        p.fe_reg(self.regs.ctx).write_value(QdmaCtxPtr(self.addr(self.head)));
     }
 
     /// Frees the buffers of every descriptor the engine has completed (layout `C`): walks from
@@ -247,7 +247,7 @@ impl TxRing {
         if self.in_flight == 0 {
             return 0;
         }
-        let drx = self.regs.drx.on(p.fe()).read().0;
+        let drx = p.fe_reg(self.regs.drx).read().0;
         let Some(done) = self.index(drx) else { return 0 };
         let mut freed = 0;
         let mut i = self.released % TX_RING;
@@ -271,7 +271,7 @@ impl TxRing {
         if freed > 0 {
             self.released = i;
             self.in_flight -= freed;
-            self.regs.crx.on(p.fe()).write_value(QdmaCrxPtr(self.addr(i)));
+            p.fe_reg(self.regs.crx).write_value(QdmaCrxPtr(self.addr(i)));
         }
         freed
     }

@@ -16,9 +16,10 @@ pub mod ports;
 
 use crate::dt::board::Shaping;
 use crate::error::{EthError, TxError};
-use crate::eth::{BUF_SIZE, Eth, raw_modify};
+use crate::eth::{BUF_SIZE, Eth};
 use crate::handles::{EthCtl, EthTx};
 use crate::platform::Platform;
+use crate::space_bus::CapBus;
 pub use ports::{LABEL_LEN, MAX_TAG_PORT, TAG_LEN, UserPort, decide, sch_value, tag_frame};
 
 impl<P: Platform> Eth<P> {
@@ -118,12 +119,11 @@ impl<P: Platform> EthCtl<'_, P> {
 
     /// Writes queue `queue`'s scheduler word, if the SoC has that queue.
     fn write_sch(&self, queue: u8, value: u32) {
-        let shaper = self.soc.caps.shaper;
         if queue >= self.soc.caps.tx_queues {
             return;
         }
-        if let Some(off) = shaper.reg.at(usize::from(queue)) {
-            raw_modify(self.p, shaper.reg.space, off, |_| value);
+        if let Some(sch) = self.soc.caps.shaper.at(usize::from(queue)).and_then(|f| self.p.cap(f)) {
+            sch.put(value);
         }
     }
 }

@@ -134,7 +134,7 @@ pub fn to_json(p: &Board) -> Value {
         "ethsys_path": p.ethsys_path.to_string(),
         "ethsys_reg": region(p.ethsys_reg),
         "irq_lines": {"tx": p.irq_lines.tx, "rx": p.irq_lines.rx, "by_name": p.irq_lines.by_name},
-        "spaces": p.soc.caps.spaces.iter().map(|l| json!({
+        "spaces": p.soc.spaces.iter().map(|l| json!({
             "space": l.space.name(),
             "property": l.property,
             "index": l.index,

@@ -101,3 +101,63 @@ pub fn handwritten_info_modify() {
         raw(0x1500).write_volatile(v & !(0b111 << 20));
     }
 }
+
+/// Generated, through a bound view: set `rx_dma_en` (`mt7621::FE.bind(FE).pdma().glo_cfg()`).
+#[unsafe(no_mangle)]
+pub fn generated_view_modify() {
+    mt7621::FE.bind(FE).pdma().glo_cfg().modify(|v| v.set_rx_dma_en(true));
+}
+
+/// Hand-written twin of `generated_view_modify`: set bit 2 of `glo_cfg` (0x0a04).
+#[unsafe(no_mangle)]
+pub fn handwritten_view_modify() {
+    // SAFETY: see `FE`.
+    unsafe {
+        let v = raw(0x0a04).read_volatile();
+        raw(0x0a04).write_volatile(v | (1 << 2));
+    }
+}
+
+/// Generated, through a bound view of the SoC's data (`INFO`): clear GDMA2's RX checksum bits
+/// (an arrayed block's element moved by its stride) and write QDMA queue 5's scheduler.
+#[unsafe(no_mangle)]
+pub fn generated_view_info(v: u32) {
+    let fe = mt7621::INFO.fe.bind(&FE);
+    if let Some(g) = fe.gdma().at(1) {
+        g.fwd_cfg().modify(|v| {
+            v.set_ics_en(false);
+            v.set_tcs_en(false);
+            v.set_ucs_en(false);
+        });
+    }
+    if let Some(r) = fe.qdma().qtx_sch().at(5) {
+        r.write_value(QdmaQtxSch(v));
+    }
+}
+
+/// Hand-written twin of `generated_view_info`.
+#[unsafe(no_mangle)]
+pub fn handwritten_view_info(v: u32) {
+    // SAFETY: see `FE`.
+    unsafe {
+        let w = raw(0x1500).read_volatile();
+        raw(0x1500).write_volatile(w & !(0b111 << 20));
+        raw(0x1804 + 5 * 0x10).write_volatile(v);
+    }
+}
+
+/// Generated: set element 1 of the field array `sch_max_wfq` (scheduler 1, bit 31 of
+/// `qdma.tx_sch_rate`); the index is a constant, so the bound check folds away.
+#[unsafe(no_mangle)]
+pub fn generated_field_array() {
+    mt7621::FE.bind(FE).qdma().tx_sch_rate().write(|v| {
+        let _ = v.set_sch_max_wfq(1, true);
+    });
+}
+
+/// Hand-written twin of `generated_field_array`: write bit 31 of `tx_sch_rate` (0x1a14).
+#[unsafe(no_mangle)]
+pub fn handwritten_field_array() {
+    // SAFETY: see `FE`.
+    unsafe { raw(0x1a14).write_volatile(1 << 31) }
+}
