@@ -41,6 +41,7 @@
 #include <asm/nospec-branch.h>
 #endif
 #include "fe_rs.h"
+#include "fe_prof.h"
 
 #define DRV_NAME "fe_eth"
 /* Stop a MAC's queue below this many free TX descriptors (a 64 KiB TSO frame needs 32). */
@@ -58,6 +59,9 @@ MODULE_PARM_DESC(zerocopy, "receive into pool pages that go up as skbs (read at 
 static uint tick_us = 500;
 module_param(tick_us, uint, 0444);
 MODULE_PARM_DESC(tick_us, "simulator tick: how often the hrtimer advances simulated time and schedules NAPI (us)");
+static bool reclaim_steps = true;
+module_param(reclaim_steps, bool, 0644);
+MODULE_PARM_DESC(reclaim_steps, "NAPI reclaims TX after every simulator sub-step (0: once per poll; read at every poll)");
 
 struct fe_eth;
 
@@ -170,13 +174,23 @@ static void fe_might_sleep(const char *what)
 
 u32 fe_kmod_chip_lock(void *lock)
 {
-	fe_lock(lock, FE_RANK_CHIP);
+	if (!spin_trylock_bh(lock)) {
+		u64 t0 = fe_prof_start();
+
+		spin_lock_bh(lock);
+		fe_prof_add(FE_P_CHIP_CONTENDED, 1);
+		fe_prof_end(FE_P_CHIP_SPIN_NS, t0);
+	}
+	fe_lock_note(FE_RANK_CHIP);
 	this_cpu_inc(fe_chip_taken);
+	fe_prof_chip_taken();
+	this_cpu_write(fe_prof_chip_t0, fe_prof_start());
 	return smp_processor_id();
 }
 
 void fe_kmod_chip_unlock(void *lock)
 {
+	fe_prof_end(FE_P_CHIP_HELD_NS, this_cpu_read(fe_prof_chip_t0));
 	fe_unlock(lock, FE_RANK_CHIP);
 }
 
@@ -365,12 +379,18 @@ void fe_kmod_rx(void *ctx, u8 mac, const u8 *data, size_t len, bool verified, u1
 	dev->stats.rx_bytes += len;
 	if (!c->direct) {
 		__skb_queue_tail(&c->q, skb);
-	} else if (skb_is_gso(skb)) {
-		/* A SoftLRO aggregate bypasses GRO: what GRO holds goes first, in order. */
-		napi_gro_flush(&c->eth->napi, false);
-		netif_receive_skb(skb);
 	} else {
-		napi_gro_receive(&c->eth->napi, skb);
+		u64 t0 = fe_prof_start();
+
+		if (skb_is_gso(skb)) {
+			/* A SoftLRO aggregate bypasses GRO: what GRO holds goes first, in order. */
+			napi_gro_flush(&c->eth->napi, false);
+			netif_receive_skb(skb);
+		} else {
+			napi_gro_receive(&c->eth->napi, skb);
+		}
+		fe_prof_add(FE_P_UP_FRAMES, 1);
+		fe_prof_end(FE_P_UP_NS, t0);
 	}
 }
 
@@ -385,6 +405,7 @@ void fe_kmod_rx_page(void *ctx, u8 mac, void *page, u32 headroom, size_t len, bo
 	struct fe_rx_ctx *c = ctx;
 	struct net_device *dev = mac < ARRAY_SIZE(c->eth->by_mac) ? c->eth->by_mac[mac] : NULL;
 	struct sk_buff *skb;
+	u64 t0;
 
 	if (!dev)
 		return;
@@ -403,7 +424,10 @@ void fe_kmod_rx_page(void *ctx, u8 mac, void *page, u32 headroom, size_t len, bo
 	skb_record_rx_queue(skb, 0);
 	dev->stats.rx_packets++;
 	dev->stats.rx_bytes += len;
+	t0 = fe_prof_start();
 	napi_gro_receive(&c->eth->napi, skb);
+	fe_prof_add(FE_P_UP_FRAMES, 1);
+	fe_prof_end(FE_P_UP_NS, t0);
 }
 
 void fe_kmod_peer_rx(void *ctx, u8 mac, const u8 *data, size_t len)
@@ -448,9 +472,28 @@ static void fe_wake_queues(struct fe_eth *eth, u32 room)
 /* NAPI's TX half: reclaim under the TX lock, and wake the queues if that made room. */
 static void fe_reclaim(struct fe_eth *eth)
 {
+	u64 t0 = fe_prof_start();
+	u8 sect = fe_prof_enter(FE_S_RECLAIM);
+
 	fe_lock(&eth->tx_lock, FE_RANK_TX);
 	fe_wake_queues(eth, fe_rs_reclaim(eth->rs));
 	fe_unlock(&eth->tx_lock, FE_RANK_TX);
+	fe_prof_leave(sect);
+	fe_prof_add(FE_P_RECLAIMS, 1);
+	fe_prof_end(FE_P_RECLAIM_NS, t0);
+}
+
+/* fe_rs_poll, counted and timed (the stack's share inside it is FE_P_UP_NS). */
+static u32 fe_poll_rs(struct fe_eth *eth, u32 budget, struct fe_rx_ctx *ctx, bool zc)
+{
+	u64 t0 = fe_prof_start();
+	u8 sect = fe_prof_enter(FE_S_RX_POLL);
+	u32 n = fe_rs_poll(eth->rs, budget, ctx, zc);
+
+	fe_prof_leave(sect);
+	fe_prof_add(FE_P_RX_POLLS, 1);
+	fe_prof_end(FE_P_RX_POLL_NS, t0);
+	return n;
 }
 
 static void fe_deliver_queued(struct fe_rx_ctx *ctx)
@@ -468,7 +511,7 @@ static int fe_napi_poll(struct napi_struct *napi, int budget)
 	struct fe_rx_ctx chip_ctx = { .eth = eth };
 	u64 now = ktime_get_ns(), behind;
 	u32 done = 0;
-	bool zc;
+	bool zc, each;
 
 	__skb_queue_head_init(&ctx.q);
 	__skb_queue_head_init(&chip_ctx.q);
@@ -482,16 +525,26 @@ static int fe_napi_poll(struct napi_struct *napi, int budget)
 	 * sent on the other MAC under tx_lock, from this softirq).
 	 */
 	zc = READ_ONCE(zerocopy);
-	done = fe_rs_poll(eth->rs, budget, &ctx, zc);
+	each = READ_ONCE(reclaim_steps);
+	done = fe_poll_rs(eth, budget, &ctx, zc);
 	while (done < budget) {
+		u64 t0 = fe_prof_start();
+		u8 sect = fe_prof_enter(FE_S_STEP);
+
 		behind = fe_rs_step(eth->rs, now, &chip_ctx);
+		fe_prof_leave(sect);
+		fe_prof_add(FE_P_STEPS, 1);
+		fe_prof_end(FE_P_STEP_NS, t0);
 		/* What the step sent is reclaimed at once: the next step's pacing sees the TX ring
 		 * idle (and runs the whole way) only with a fresh count. */
-		fe_reclaim(eth);
-		done += fe_rs_poll(eth->rs, budget - done, &ctx, zc);
+		if (each)
+			fe_reclaim(eth);
+		done += fe_poll_rs(eth, budget - done, &ctx, zc);
 		if (!behind)
 			break;
 	}
+	if (!each)
+		fe_reclaim(eth);
 	atomic64_inc(&eth->polls);
 	atomic64_add(ktime_get_ns() - now, &eth->poll_ns);
 	atomic_set(&eth->napi_cpu, 0);
@@ -514,6 +567,8 @@ static enum hrtimer_restart fe_tick(struct hrtimer *t)
 {
 	struct fe_eth *eth = container_of(t, struct fe_eth, timer);
 	struct fe_rx_ctx ctx = { .eth = eth };
+	u64 t0 = fe_prof_start();
+	u8 sect = fe_prof_enter(FE_S_TICK);
 	u32 work = 0;
 
 	__skb_queue_head_init(&ctx.q);
@@ -522,6 +577,9 @@ static enum hrtimer_restart fe_tick(struct hrtimer *t)
 		if (work)
 			atomic_set(&eth->irq_work, work);
 	}
+	fe_prof_leave(sect);
+	fe_prof_add(FE_P_TICKS, 1);
+	fe_prof_end(FE_P_TICK_NS, t0);
 	/* Frames the peer net_devices received from their MAC's wire. */
 	fe_deliver_queued(&ctx);
 	if (work)
@@ -556,7 +614,9 @@ static netdev_tx_t fe_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct fe_port *p = port_of(dev);
 	struct fe_eth *eth = p->eth;
 	unsigned int packets, bytes, napi_cpu;
+	u64 t0;
 	u16 mss = 0;
+	u8 sect;
 	bool csum;
 	u32 room;
 	int r, i;
@@ -583,7 +643,12 @@ static netdev_tx_t fe_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	if (napi_cpu && napi_cpu - 1 != smp_processor_id())
 		atomic64_inc(&eth->xmit_napi_overlap);
 	atomic64_inc(&eth->xmit_on[fe_cpu_slot()]);
+	t0 = fe_prof_start();
+	sect = fe_prof_enter(FE_S_XMIT);
 	r = fe_rs_xmit(eth->rs, p->mac, skb->data, skb->len, mss, csum, &room);
+	fe_prof_leave(sect);
+	fe_prof_add(FE_P_XMITS, 1);
+	fe_prof_end(FE_P_XMIT_NS, t0);
 	/* The MACs share the TX ring: all stop when it runs low; NAPI's reclaim wakes them
 	 * (under this lock, so no wake-up is missed). */
 	if (room < FE_TX_STOP)
@@ -776,7 +841,7 @@ static const char fe_glue_stat_names[][ETH_GSTRING_LEN] = {
 	"xmit_cpu0", "xmit_cpu1", "xmit_cpu2", "xmit_cpu3+",
 	"napi_cpu0", "napi_cpu1", "napi_cpu2", "napi_cpu3+",
 };
-#define FE_GLUE_STATS ARRAY_SIZE(fe_glue_stat_names)
+#define FE_GLUE_STATS (ARRAY_SIZE(fe_glue_stat_names) + FE_P_N)
 
 static void fe_glue_stats(struct fe_eth *eth, u64 *v)
 {
@@ -793,6 +858,8 @@ static void fe_glue_stats(struct fe_eth *eth, u64 *v)
 		v[5 + i] = atomic64_read(&eth->xmit_on[i]);
 		v[5 + FE_CPU_SLOTS + i] = atomic64_read(&eth->napi_on_cpu[i]);
 	}
+	for (i = 0; i < FE_P_N; i++)
+		v[ARRAY_SIZE(fe_glue_stat_names) + i] = fe_prof_read(i);
 }
 
 static int fe_get_sset_count(struct net_device *dev, int sset)
@@ -820,6 +887,8 @@ static void fe_get_strings(struct net_device *dev, u32 sset, u8 *data)
 	fe_rs_stats(eth->rs, port_of(dev)->mac, (char *)data, NULL, n);
 	fe_unlock(&eth->ctl_lock, FE_RANK_CTL);
 	memcpy(data + n * ETH_GSTRING_LEN, fe_glue_stat_names, sizeof(fe_glue_stat_names));
+	BUILD_BUG_ON(sizeof(fe_prof_names[0]) != ETH_GSTRING_LEN);
+	memcpy(data + (n + ARRAY_SIZE(fe_glue_stat_names)) * ETH_GSTRING_LEN, fe_prof_names, sizeof(fe_prof_names));
 }
 
 static void fe_get_ethtool_stats(struct net_device *dev, struct ethtool_stats *stats, u64 *data)
@@ -942,6 +1011,24 @@ static void *fe_on_big_stack(void *(*fn)(void *), void *arg)
 }
 
 /* ------------------------------------------------------------------ module init/exit */
+
+/*
+ * What one chip lock round trip costs when nobody else wants it (spin_lock_bh, the rank
+ * check, the counters, spin_unlock_bh): measured once at load, so that chip_lock_taken per
+ * frame (ethtool -S) reads as time. Nothing runs on the chip yet.
+ */
+static void fe_chip_bench(struct fe_eth *eth)
+{
+	u64 t0 = ktime_get_ns();
+	int i;
+
+	for (i = 0; i < 4096; i++) {
+		fe_kmod_chip_lock(&eth->chip_lock);
+		fe_kmod_chip_unlock(&eth->chip_lock);
+	}
+	pr_info(DRV_NAME ": chip lock round trip: %llu ns uncontended (4096 taken at load)\n",
+		div_u64(ktime_get_ns() - t0, 4096));
+}
 
 static void fe_teardown(struct fe_eth *eth)
 {
@@ -1078,6 +1165,7 @@ static int __init fe_init(void)
 	}
 	fe = eth;
 	fe_rs_start(eth->rs, ktime_get_ns());
+	fe_chip_bench(eth);
 	napi_enable(&eth->napi);
 	eth->napi_on = true;
 	hrtimer_start(&eth->timer, ns_to_ktime((u64)tick_us * NSEC_PER_USEC), HRTIMER_MODE_REL_SOFT);
