@@ -14,6 +14,8 @@ MODULE_PARM_DESC(prof, "time the data paths' sections (prof_*_ns in ethtool -S; 
 const char fe_prof_names[FE_P_N][32] = {
 	[FE_P_CHIP_CONTENDED] = "prof_chip_contended",
 	[FE_P_CHIP_SPIN_NS] = "prof_chip_spin_ns",
+	[FE_P_TX_CONTENDED] = "prof_tx_contended",
+	[FE_P_TX_SPIN_NS] = "prof_tx_spin_ns",
 	[FE_P_CHIP_HELD_NS] = "prof_chip_held_ns",
 	[FE_P_STEPS] = "prof_steps",
 	[FE_P_STEP_NS] = "prof_step_ns",

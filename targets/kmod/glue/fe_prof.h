@@ -18,6 +18,10 @@ enum fe_prof_id {
 	/* Chip lock acquisitions that found it held, and the time spent spinning for it. */
 	FE_P_CHIP_CONTENDED,
 	FE_P_CHIP_SPIN_NS,
+	/* tx_lock acquisitions that found it held (an xmit on one CPU against another's xmit or
+	 * NAPI's reclaim), and the time spent spinning for it. */
+	FE_P_TX_CONTENDED,
+	FE_P_TX_SPIN_NS,
 	/* Time the chip lock was held (every simulator access, sub-steps included). */
 	FE_P_CHIP_HELD_NS,
 	/* Simulator sub-steps run by NAPI (fe_rs_step) and the time they took. */
