@@ -197,7 +197,7 @@ impl Sim {
                 rx_done: rx_done_bit(soc),
                 moderation: crate::moderation::Moderation::default(),
                 sram: crate::sram::Sram::new(soc),
-                muxes: crate::mux::Muxes::default(),
+                muxes: crate::mux::Muxes::new(soc),
             }),
         }
     }
@@ -238,10 +238,7 @@ impl Sim {
             (Some(_), None) => Some("(a phy mode the MAC does not take)"),
             (_, s) => s,
         };
-        if s.muxes.wired.len() <= mac {
-            s.muxes.wired.resize(mac + 1, None);
-        }
-        s.muxes.wired[mac] = stat;
+        s.muxes.wire(mac, stat);
     }
 
     /// Why MAC `mac` carries no frames now, if its path is not set up for its interface.

@@ -9,28 +9,57 @@ use crate::engine::Inner;
 use crate::violation::Violation;
 use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
-use fe_regs::Space;
+use fe_regs::{SocInfo, Space};
 
 /// Interfaces the board wires to each MAC and the registers the CPU has written.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Muxes {
     /// Interface (`phy-mode`) wired to each MAC; `None`: not modelled (no board given).
-    pub(crate) wired: Vec<Option<&'static str>>,
-    /// `(space index, offset)` of registers written since they last reset.
+    wired: Vec<Option<&'static str>>,
+    /// `(space index, offset)` of every register some path setup of the SoC writes, sorted:
+    /// writes to any other register cannot open or close a path.
+    watched: Vec<(usize, u32)>,
+    /// Those of them written since they last reset.
     written: BTreeSet<(usize, u32)>,
+    /// Per MAC, the verdict of [`Inner::path_fault`] while nothing it depends on changed
+    /// (`None`: not known). A frame asks for it; a register write rarely changes it.
+    verdicts: Vec<Option<Option<Violation>>>,
     /// The last fault reported per MAC (reported again only when it changes).
     reported: Vec<Option<Violation>>,
 }
 
 impl Muxes {
+    /// No interface wired yet; watches the registers of `soc`'s path setups.
+    pub(crate) fn new(soc: &SocInfo) -> Self {
+        let mut watched: Vec<(usize, u32)> =
+            soc.caps.path_setup.iter().flat_map(|p| p.writes.iter()).map(|w| (w.space.index(), w.offset)).collect();
+        watched.sort_unstable();
+        watched.dedup();
+        Muxes { wired: Vec::new(), watched, written: BTreeSet::new(), verdicts: Vec::new(), reported: Vec::new() }
+    }
+
+    /// The board wires interface `interface` to MAC `mac` (`None`: not modelled).
+    pub(crate) fn wire(&mut self, mac: usize, interface: Option<&'static str>) {
+        if self.wired.len() <= mac {
+            self.wired.resize(mac + 1, None);
+        }
+        self.wired[mac] = interface;
+        self.verdicts.clear();
+    }
+
     /// The CPU wrote `offset` of `space`.
     pub(crate) fn write(&mut self, space: Space, offset: u32) {
-        self.written.insert((space.index(), offset));
+        let key = (space.index(), offset);
+        if self.watched.binary_search(&key).is_ok() {
+            self.written.insert(key);
+            self.verdicts.clear();
+        }
     }
 
     /// Space `space` went back to its reset values (a cold reset of the frame engine).
     pub(crate) fn reset(&mut self, space: Space) {
         self.written.retain(|(s, _)| *s != space.index());
+        self.verdicts.clear();
     }
 }
 
@@ -77,7 +106,21 @@ impl Inner {
 
     /// Whether MAC `mac` may carry a frame now; records the reason once when it may not.
     pub(crate) fn path_open(&mut self, mac: usize) -> bool {
-        let fault = self.path_fault(mac);
+        let fault = match self.muxes.verdicts.get(mac) {
+            Some(&Some(known)) => {
+                // Every test build checks that nothing the verdict depends on changed unseen.
+                debug_assert_eq!(known, self.path_fault(mac), "stale path verdict of mac {mac}");
+                known
+            }
+            _ => {
+                let fault = self.path_fault(mac);
+                if self.muxes.verdicts.len() <= mac {
+                    self.muxes.verdicts.resize(mac + 1, None);
+                }
+                self.muxes.verdicts[mac] = Some(fault);
+                fault
+            }
+        };
         if self.muxes.reported.len() <= mac {
             self.muxes.reported.resize(mac + 1, None);
         }

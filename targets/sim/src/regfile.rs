@@ -2,22 +2,20 @@
 //! (read-only and write-1-to-clear bits, write-only bits that read as 0, read-to-clear counters).
 
 use crate::violation::Violation;
-use alloc::collections::BTreeMap;
+use alloc::vec;
 use alloc::vec::Vec;
 use fe_regs::meta::{AccessKind, RegMeta};
 use fe_regs::{SocInfo, Space};
-
-fn space_key(s: Space) -> u64 {
-    // `Space` is generated; its discriminant order is stable per build.
-    (s as u64) << 32
-}
 
 /// Register storage with per-bit semantics.
 #[derive(Debug)]
 pub struct RegFile {
     metas: &'static [RegMeta],
-    /// (space, offset) -> slot.
-    index: BTreeMap<u64, usize>,
+    /// Per space (by [`Space::index`]), per word offset (`offset / 4`): the slot plus one, or 0
+    /// where no register is. A dense table: every access of the model looks a register up, and
+    /// a tree search per access was most of the model's time per frame (the largest space, the
+    /// frame engine's, spans tens of KiB: a table of that many words is cheap).
+    index: Vec<Vec<u32>>,
     /// Per slot: meta index and current value.
     slots: Vec<(usize, u32)>,
 }
@@ -26,13 +24,17 @@ impl RegFile {
     /// Every register of `soc` at its reset value.
     #[must_use]
     pub fn new(soc: &'static SocInfo) -> Self {
-        let mut index = BTreeMap::new();
+        let mut index: Vec<Vec<u32>> = vec![Vec::new(); Space::ALL.len()];
         let mut slots = Vec::new();
         for (mi, m) in soc.registers.iter().enumerate() {
             for e in 0..m.count.max(1) as u32 {
-                let off = m.offset + m.stride * e;
-                index.insert(space_key(m.space) | u64::from(off), slots.len());
+                let word = ((m.offset + m.stride * e) / 4) as usize;
+                let table = &mut index[m.space.index()];
+                if table.len() <= word {
+                    table.resize(word + 1, 0);
+                }
                 slots.push((mi, m.reset));
+                table[word] = u32::try_from(slots.len()).unwrap_or(u32::MAX);
             }
         }
         RegFile { metas: soc.registers, index, slots }
@@ -49,10 +51,10 @@ impl RegFile {
         if !offset.is_multiple_of(4) {
             return Err(Violation::UnalignedRegister { space, offset });
         }
-        self.index
-            .get(&(space_key(space) | u64::from(offset)))
-            .copied()
-            .ok_or(Violation::UnknownRegister { space, offset })
+        match self.index.get(space.index()).and_then(|t| t.get((offset / 4) as usize)) {
+            Some(&n) if n != 0 => Ok(n as usize - 1),
+            _ => Err(Violation::UnknownRegister { space, offset }),
+        }
     }
 
     /// The metadata of the register at `offset`.

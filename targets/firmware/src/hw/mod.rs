@@ -21,7 +21,8 @@ mod mipsel;
 #[cfg(target_arch = "mips")]
 pub use mipsel::{ARCH, exit};
 
-/// The simulator's and the sockets' heap (the driver core never allocates). A linked-list
+/// The simulator's and the sockets' heap (the driver core allocates only its tables, once, when
+/// it is built). A linked-list
 /// allocator: frees memory (the simulator allocates per frame, so a bump allocator would grow
 /// without bound), needs no platform glue beyond a spin lock, and builds on every core here.
 #[global_allocator]
