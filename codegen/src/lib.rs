@@ -39,6 +39,7 @@
 
 pub mod ast;
 pub mod caps;
+pub mod caps_schema;
 pub mod codegen_model;
 pub mod doc;
 pub mod dump;
