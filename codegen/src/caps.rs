@@ -1,4 +1,8 @@
 //! Capabilities checked against the map they refer to, in the form the generator and `dump` use.
+//!
+//! Most resolved types are the capability schema's own ([`crate::caps_schema`]); [`SocCaps`]
+//! keeps what only checks and `dump` need (register paths, field names) and projects to the
+//! runtime [`Capabilities`] in [`SocCaps::runtime`], which the emitter prints as the SoC literal.
 
 use crate::ast::{self, HwLroSpec};
 pub use crate::caps_schema::{

@@ -1,7 +1,8 @@
 //! The Rust emitter: shared value types, descriptor types, block maps, and one module per SoC.
 //!
 //! Output is built with `quote` and printed with `prettyplease`, so it is deterministic and needs
-//! no rustfmt. Every item carries a doc comment taken from the YAML.
+//! no rustfmt. Every item carries a doc comment taken from the YAML. The capability types and
+//! literals come from [`crate::caps_schema`], not from code here.
 
 mod descriptors;
 mod maps;
