@@ -1,6 +1,14 @@
 //! Capabilities checked against the map they refer to, in the form the generator and `dump` use.
+//!
+//! Most resolved types are the capability schema's own ([`crate::caps_schema`]); [`SocCaps`]
+//! keeps what only checks and `dump` need (register paths, field names) and projects to the
+//! runtime [`Capabilities`] in [`SocCaps::runtime`], which the emitter prints as the SoC literal.
 
 use crate::ast::{self, HwLroSpec};
+pub use crate::caps_schema::{
+    Capabilities, ColdReset, FieldPos, HwLro, Irq, IrqLayout, IrqModeration, IrqNames, MacCaps, ModerationLimits,
+    PathSetup, PathWrite, RawReg, RingPlacement, RxChecksumCtl, Shaper, ShaperRate,
+};
 use crate::model::{In, Map};
 use crate::resolve::suggest;
 use crate::source::{Diagnostic, Span};
@@ -20,87 +28,8 @@ pub struct RegRef {
     pub count: u64,
 }
 
-/// Position of a field in a register.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FieldPos {
-    /// Lowest bit.
-    pub lsb: u32,
-    /// Width in bits.
-    pub width: u32,
-}
-
-/// Hardware LRO parameters.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HwLro {
-    /// Number of LRO rings.
-    pub rings: u64,
-    /// Descriptors per ring.
-    pub ring_size: u64,
-    /// Buffer bytes per descriptor.
-    pub buffer_size: u64,
-    /// Most segments per aggregate.
-    pub max_segments: u64,
-    /// Timer unit in microseconds.
-    pub timer_unit_us: u64,
-    /// Age time in microseconds.
-    pub age_time_us: u64,
-    /// Longest aggregation in microseconds.
-    pub max_agg_time_us: u64,
-    /// Minimum room left in a buffer.
-    pub min_room: u64,
-    /// Destination-IP rules per MAC.
-    pub dip_rules_per_mac: u64,
-}
-
-/// Interrupt layout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IrqLayout {
-    /// One line for everything, at this index.
-    Shared(u64),
-    /// Separate lines.
-    Split {
-        /// TX line index.
-        tx: u64,
-        /// RX line index.
-        rx: u64,
-    },
-}
-
-/// One direction's interrupt moderation limits (0: that limit is unused).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ModerationLimits {
-    /// Completions held before the interrupt fires.
-    pub packets: u64,
-    /// Longest wait of the first held completion, in microseconds.
-    pub time_us: u64,
-}
-
-/// Interrupt moderation through the delay-interrupt registers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IrqModeration {
-    /// Unit of the registers' time fields in microseconds.
-    pub time_unit_us: u64,
-    /// RX done limits.
-    pub rx: ModerationLimits,
-    /// TX done limits.
-    pub tx: ModerationLimits,
-}
-
 /// The delay-interrupt registers interrupt moderation is written into (same layout each).
 pub const DELAY_IRQ_REGISTERS: [&str; 2] = ["fe.pdma.delay_irq", "fe.qdma.delay_irq"];
-
-/// One shaper rate-table row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rate {
-    /// Link speed in Mbit/s.
-    pub speed: u64,
-    /// Mantissa.
-    pub man: u64,
-    /// Exponent.
-    pub exp: u64,
-    /// Weight.
-    pub weight: u64,
-}
 
 /// The checked capabilities of one SoC.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,8 +52,8 @@ pub struct SocCaps {
     pub tx_descriptor: String,
     /// RX descriptor layout name.
     pub rx_descriptor: String,
-    /// SRAM offset of the rings, or `None` for DRAM.
-    pub sram: Option<u64>,
+    /// Where the rings live.
+    pub rings: RingPlacement,
     /// Cold-reset register and mask.
     pub cold_reset: (RegRef, u32),
     /// Shaper register.
@@ -134,17 +63,17 @@ pub struct SocCaps {
     /// Shaper fields: max_rate_en, max_rate_man, max_rate_exp, max_rate_weight.
     pub shaper_fields: [FieldPos; 4],
     /// Shaper table.
-    pub shaper_rates: Vec<Rate>,
+    pub shaper_rates: Vec<ShaperRate>,
     /// Accepted phy modes per MAC.
-    pub macs: Vec<Vec<String>>,
+    pub macs: Vec<MacCaps>,
     /// Required clock names.
     pub clocks: Vec<String>,
     /// `interrupt-names` entries of the TX and RX lines (the shared line's name twice), if any.
-    pub irq_names: Option<(String, String)>,
+    pub irq_names: Option<IrqNames>,
     /// Where the device tree puts each space.
     pub spaces: Vec<crate::path_setup::SpaceLoc>,
     /// MAC interface and path setup.
-    pub path_setup: Vec<crate::path_setup::PathSetup>,
+    pub path_setup: Vec<PathSetup>,
 }
 
 /// PHY modes the language knows (the `phy-mode` values of the Linux binding that these MACs use).
@@ -219,7 +148,7 @@ fn field_pos(map: &Map, path: &str, name: &str, span: Span, diags: &mut Vec<Diag
             );
             None
         }
-        Some(f) => Some(FieldPos { lsb: f.bits.value.lsb, width: f.bits.value.width }),
+        Some(f) => Some(FieldPos { lsb: f.bits.value.lsb.into(), width: f.bits.value.width.into() }),
         None => {
             let mut d = Diagnostic::error(span, format!("register `{path}` has no field `{name}`"));
             if let Some(s) = suggest(name, reg.fields.iter().map(|f| f.name.value.as_str())) {
@@ -267,7 +196,8 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
     }
     for f in &rxc.value.value.fields {
         if let Some(p) = field_pos(map, &rxc.value.value.register.value, &f.value, sub(rxc, f).span(), diags) {
-            rx_mask |= (crate::model::mask(ast::Bits { lsb: p.lsb, width: p.width }) & 0xffff_ffff) as u32;
+            let bits = ast::Bits { lsb: p.lsb as u32, width: p.width as u32 };
+            rx_mask |= (crate::model::mask(bits) & 0xffff_ffff) as u32;
             rx_fields.push(f.value.clone());
         }
     }
@@ -327,7 +257,7 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
     let i = &irq.value.value;
     let lines = i.lines.value;
     let irq_layout = match (&i.shared, &i.tx, &i.rx) {
-        (Some(s), None, None) => Some(IrqLayout::Shared(s.value)),
+        (Some(s), None, None) => Some(IrqLayout::Shared { line: s.value }),
         (None, Some(t), Some(r)) => {
             if t.value == r.value {
                 diags.push(Diagnostic::error(
@@ -383,7 +313,7 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
 
     // rings
     let rg = &rings.value.value;
-    let sram = match (&rg.sram, rg.dram) {
+    let placement = match (&rg.sram, rg.dram) {
         (Some(s), false) if s.value % 4 != 0 || s.value > u64::from(u32::MAX) => {
             // The core reads and writes SRAM descriptors as 32-bit words of the `fe` space.
             diags.push(
@@ -395,8 +325,8 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
             );
             None
         }
-        (Some(s), false) => Some(s.value),
-        (None, true) => None,
+        (Some(s), false) => Some(RingPlacement::Sram { offset: s.value }),
+        (None, true) => Some(RingPlacement::Dram),
         _ => {
             diags.push(Diagnostic::error(rings.span(), "`rings` needs exactly one of `dram: true` or `sram: OFFSET`"));
             None
@@ -416,7 +346,7 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
     // shaper
     let sh = &shaper.value.value;
     let sh_reg = reg_ref(map, &sub(shaper, &sh.register), diags);
-    let mut sh_fields = [FieldPos { lsb: 0, width: 0 }; 4];
+    let mut sh_fields: [FieldPos; 4] = std::array::from_fn(|_| FieldPos { lsb: 0, width: 0 });
     if sh_reg.is_some() {
         for (k, name) in SHAPER_FIELDS.iter().enumerate() {
             if let Some(p) = field_pos(map, &sh.register.value, name, sub(shaper, &sh.register).span(), diags) {
@@ -431,22 +361,22 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
     for r in &sh.rates {
         let v = &r.value;
         for (val, pos, what) in
-            [(v.man, sh_fields[1], "man"), (v.exp, sh_fields[2], "exp"), (v.weight, sh_fields[3], "weight")]
+            [(v.man, &sh_fields[1], "man"), (v.exp, &sh_fields[2], "exp"), (v.weight, &sh_fields[3], "weight")]
         {
-            if pos.width > 0 && val >= 1u64.checked_shl(pos.width).unwrap_or(u64::MAX) {
+            if pos.width > 0 && val >= 1u64.checked_shl(pos.width as u32).unwrap_or(u64::MAX) {
                 diags.push(Diagnostic::error(
                     sub(shaper, r).span(),
                     format!("shaper `{what}` {val} does not fit the {}-bit field", pos.width),
                 ));
             }
         }
-        if rates.iter().any(|x: &Rate| x.speed == v.speed) {
+        if rates.iter().any(|x: &ShaperRate| x.speed_mbps == v.speed) {
             diags.push(Diagnostic::error(
                 sub(shaper, r).span(),
                 format!("shaper rate for {} Mbit/s is given twice", v.speed),
             ));
         }
-        rates.push(Rate { speed: v.speed, man: v.man, exp: v.exp, weight: v.weight });
+        rates.push(ShaperRate { speed_mbps: v.speed, man: v.man, exp: v.exp, weight: v.weight });
     }
 
     // macs
@@ -466,7 +396,7 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
             }
             modes.push(p.value.clone());
         }
-        mac_modes.push(modes);
+        mac_modes.push(MacCaps { phy_modes: modes });
     }
 
     if diags.len() != before {
@@ -482,7 +412,7 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
         irq_moderation,
         tx_descriptor: txd.value.value.clone(),
         rx_descriptor: rxd.value.value.clone(),
-        sram,
+        rings: placement?,
         cold_reset: (cold_reg?, cold_mask as u32),
         shaper_reg: sh_reg?,
         shaper_base: sh.base.value as u32,
@@ -493,12 +423,49 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
         irq_names: i.names.as_ref().and_then(|n| {
             let n = &n.value;
             match (&n.shared, &n.tx, &n.rx) {
-                (Some(s), _, _) => Some((s.value.clone(), s.value.clone())),
-                (None, Some(t), Some(r)) => Some((t.value.clone(), r.value.clone())),
+                (Some(s), _, _) => Some(IrqNames { tx: s.value.clone(), rx: s.value.clone() }),
+                (None, Some(t), Some(r)) => Some(IrqNames { tx: t.value.clone(), rx: r.value.clone() }),
                 _ => None,
             }
         }),
         spaces: crate::path_setup::spaces(map),
         path_setup: crate::path_setup::lower(map),
     })
+}
+
+impl SocCaps {
+    /// The runtime capabilities (the generated crate's `caps::Capabilities`) these resolve to:
+    /// the SoC's literal is this value printed by [`crate::caps_schema::Kind::lit`].
+    pub fn runtime(&self) -> Capabilities {
+        let raw = |r: &RegRef| RawReg { space: r.space.clone(), offset: r.offset, stride: r.stride, count: r.count };
+        let [en, man, exp, weight] = self.shaper_fields.clone();
+        Capabilities {
+            rx_checksum: RxChecksumCtl { reg: raw(&self.rx_checksum.0), mask: self.rx_checksum.2.into() },
+            tx_queues: self.tx_queues,
+            rx_rings: self.rx_rings,
+            hw_lro: self.hw_lro.clone(),
+            irq: Irq {
+                lines: self.irq_lines,
+                layout: self.irq.clone(),
+                moderation: self.irq_moderation.clone(),
+                names: self.irq_names.clone(),
+            },
+            tx_descriptor: self.tx_descriptor.clone(),
+            rx_descriptor: self.rx_descriptor.clone(),
+            rings: self.rings.clone(),
+            cold_reset: ColdReset { reg: raw(&self.cold_reset.0), mask: self.cold_reset.1.into() },
+            shaper: Shaper {
+                reg: raw(&self.shaper_reg),
+                base: self.shaper_base.into(),
+                max_rate_en: en,
+                max_rate_man: man,
+                max_rate_exp: exp,
+                max_rate_weight: weight,
+                rates: self.shaper_rates.clone(),
+            },
+            macs: self.macs.clone(),
+            clocks: self.clocks.clone(),
+            path_setup: self.path_setup.clone(),
+        }
+    }
 }

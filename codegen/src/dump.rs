@@ -6,7 +6,7 @@
 //! [{"name", "word", "lsb", "width"}]}}}`; the capabilities hold `path_setup`: `[{"mac", "modes",
 //! "writes": [{"space", "register", "offset", "mask", "value", "fields": [{"name", "value"}]}]}]`.
 
-use crate::caps::{IrqLayout, RegRef, SocCaps};
+use crate::caps::{IrqLayout, RegRef, RingPlacement, SocCaps};
 use crate::model::Map;
 use serde_json::{Map as JMap, Value, json};
 
@@ -18,13 +18,13 @@ fn reg_ref(r: &RegRef) -> Value {
 pub fn caps_json(c: &SocCaps) -> Value {
     let (rx_reg, rx_fields, rx_mask) = &c.rx_checksum;
     let mut irq = match c.irq {
-        IrqLayout::Shared(i) => json!({"lines": c.irq_lines, "shared": i}),
+        IrqLayout::Shared { line } => json!({"lines": c.irq_lines, "shared": line}),
         IrqLayout::Split { tx, rx } => json!({"lines": c.irq_lines, "tx": tx, "rx": rx}),
     };
-    if let Some((tx, rx)) = &c.irq_names {
-        irq["names"] = json!({"tx": tx, "rx": rx});
+    if let Some(n) = &c.irq_names {
+        irq["names"] = json!({"tx": n.tx, "rx": n.rx});
     }
-    if let Some(m) = c.irq_moderation {
+    if let Some(m) = &c.irq_moderation {
         irq["moderation"] = json!({
             "time_unit_us": m.time_unit_us,
             "rx": {"packets": m.rx.packets, "time_us": m.rx.time_us},
@@ -43,7 +43,7 @@ pub fn caps_json(c: &SocCaps) -> Value {
         "irq": irq,
         "tx_descriptor": c.tx_descriptor,
         "rx_descriptor": c.rx_descriptor,
-        "rings": match c.sram { None => json!({"dram": true}), Some(o) => json!({"sram": o}) },
+        "rings": match c.rings { RingPlacement::Dram => json!({"dram": true}), RingPlacement::Sram { offset } => json!({"sram": offset}) },
         "cold_reset": {"register": reg_ref(&c.cold_reset.0), "mask": c.cold_reset.1},
         "shaper": {
             "register": reg_ref(&c.shaper_reg),
@@ -54,9 +54,9 @@ pub fn caps_json(c: &SocCaps) -> Value {
                 "max_rate_exp": {"lsb": c.shaper_fields[2].lsb, "width": c.shaper_fields[2].width},
                 "max_rate_weight": {"lsb": c.shaper_fields[3].lsb, "width": c.shaper_fields[3].width},
             },
-            "rates": c.shaper_rates.iter().map(|r| json!({"speed": r.speed, "man": r.man, "exp": r.exp, "weight": r.weight})).collect::<Vec<_>>(),
+            "rates": c.shaper_rates.iter().map(|r| json!({"speed": r.speed_mbps, "man": r.man, "exp": r.exp, "weight": r.weight})).collect::<Vec<_>>(),
         },
-        "macs": c.macs.iter().map(|m| json!({"phy_modes": m})).collect::<Vec<_>>(),
+        "macs": c.macs.iter().map(|m| json!({"phy_modes": m.phy_modes})).collect::<Vec<_>>(),
         "clocks": c.clocks,
         "path_setup": c.path_setup.iter().map(|p| json!({
             "mac": p.mac,

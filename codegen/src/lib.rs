@@ -2,7 +2,8 @@
 //!
 //! The pipeline is `load` (YAML to syntax tree, with spans) -> `resolve` (apply `extends`) ->
 //! `validate` (one rule per pass) -> `caps` (check capabilities) -> `emit` (Rust via `quote`,
-//! printed with `prettyplease`). Every error is a [`Diagnostic`] that names file, line and column.
+//! printed with `prettyplease`). The runtime capability types and each SoC's capability literal
+//! come from one definition, [`caps_schema`]. Every error is a [`Diagnostic`] that names file, line and column.
 //! The language is documented in `regs/README.md`.
 //!
 //! ```
@@ -39,6 +40,7 @@
 
 pub mod ast;
 pub mod caps;
+pub mod caps_schema;
 pub mod codegen_model;
 pub mod doc;
 pub mod dump;

@@ -1,7 +1,7 @@
 //! The `ddgen` command line: check, generate and dump register maps.
 
 use clap::{Parser, Subcommand};
-use ddgen::caps::IrqLayout;
+use ddgen::caps::{IrqLayout, RingPlacement};
 use ddgen::{Project, Report};
 use std::io::{ErrorKind, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -334,10 +334,13 @@ fn summary(p: &Project, g: &ddgen::Generated) -> String {
             Some(l) => format!("{} rings x{} segs {}B", l.rings, l.max_segments, l.buffer_size),
         };
         let irq = match c.irq {
-            IrqLayout::Shared(i) => format!("shared[{i}]/{}", c.irq_lines),
+            IrqLayout::Shared { line } => format!("shared[{line}]/{}", c.irq_lines),
             IrqLayout::Split { tx, rx } => format!("tx[{tx}] rx[{rx}]/{}", c.irq_lines),
         };
-        let rings = c.sram.map_or("dram".to_string(), |o| format!("sram@{o:#x}"));
+        let rings = match c.rings {
+            RingPlacement::Dram => "dram".to_string(),
+            RingPlacement::Sram { offset } => format!("sram@{offset:#x}"),
+        };
         let compat = m.compatible.first().map(|c| c.value.as_str()).unwrap_or("");
         out += &format!(
             "{:<8} {:<22} {:>5} {:>6} {:<7} {:<7} {:<16} {:>3} {:<24} {:<12} {:<14}\n",

@@ -4,6 +4,7 @@
 //! what they reject is skipped here.
 
 use crate::ast::FieldValue;
+pub use crate::caps_schema::{PathSetup, PathWrite};
 use crate::model::Map;
 
 /// Where the device tree locates a space.
@@ -15,34 +16,6 @@ pub struct SpaceLoc {
     pub property: String,
     /// Which phandle of the property.
     pub index: u64,
-}
-
-/// One read-modify-write of path setup, on one register element.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PathWrite {
-    /// Space name.
-    pub space: String,
-    /// `space.block.register`, with `[i]` for an element of an array.
-    pub register: String,
-    /// Absolute offset in the space.
-    pub offset: u64,
-    /// Bits written.
-    pub mask: u32,
-    /// Their value (inside `mask`).
-    pub value: u32,
-    /// The fields and values as written (`field=value`).
-    pub fields: Vec<(String, u64)>,
-}
-
-/// The path setup of one MAC for a set of phy modes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PathSetup {
-    /// MAC id.
-    pub mac: u64,
-    /// Phy modes this setup is for.
-    pub modes: Vec<String>,
-    /// Writes, in order.
-    pub writes: Vec<PathWrite>,
 }
 
 /// Where the device tree puts each space of `map`, in the map's space order.
@@ -115,8 +88,8 @@ fn lower_write(map: &Map, w: &crate::ast::PathWrite) -> Vec<PathWrite> {
             space: space.name.value.clone(),
             register: if count > 1 { format!("{path}[{i}]") } else { path.to_string() },
             offset: base.saturating_add(stride.saturating_mul(i)),
-            mask: (mask & 0xffff_ffff) as u32,
-            value: (value & 0xffff_ffff) as u32,
+            mask: mask & 0xffff_ffff,
+            value: value & 0xffff_ffff,
             fields: fields.clone(),
         })
         .collect()

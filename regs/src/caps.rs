@@ -1,9 +1,16 @@
 //! Capability types: the per-SoC quirks the driver core selects from, filled by ddgen from the
 //! `soc.capabilities` section of each YAML map.
+//!
+//! The types ([`Capabilities`] and those of its fields) are declared by ddgen from its one
+//! capability schema (`codegen/src/caps_schema.rs`), the same definition every SoC's literal is
+//! printed from, and re-exported here; this module adds only their behaviour (the `impl` blocks
+//! below) and the handles [`CapField`] and [`CapFieldOn`]. To add a capability field, see
+//! "Capabilities: one schema" in `regs/README.md`.
 
 use crate::Space;
 use crate::bus::Bus;
-use crate::descriptors::DescriptorLayout;
+
+pub use crate::generated::caps_types::*;
 
 /// The bits of one register (element) that a capability selects (its fields' mask), in their
 /// space: what a capability's register and fields resolve to for one MAC or queue. Reach it
@@ -55,25 +62,7 @@ impl<B: Bus> CapFieldOn<B> {
     }
 }
 
-/// A register named by a capability: offset of element 0, stride and count.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct RawReg {
-    /// Address space.
-    pub space: Space,
-    /// Byte offset of element 0.
-    pub offset: u32,
-    /// Bytes between elements (0 for a single register).
-    pub stride: u32,
-    /// Number of elements.
-    pub count: u16,
-}
-
 impl RawReg {
-    /// A register (array) in `space`.
-    #[must_use]
-    pub const fn new(space: Space, offset: u32, stride: u32, count: u16) -> Self {
-        RawReg { space, offset, stride, count }
-    }
     /// Offset of element `i` (a MAC index for per-MAC registers), or `None` when out of range.
     #[must_use]
     pub const fn at(&self, i: usize) -> Option<u32> {
@@ -81,21 +70,7 @@ impl RawReg {
     }
 }
 
-/// Position of a field in a register.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct FieldPos {
-    /// Lowest bit.
-    pub lsb: u8,
-    /// Width in bits.
-    pub width: u8,
-}
-
 impl FieldPos {
-    /// A field of `width` bits at `lsb`.
-    #[must_use]
-    pub const fn new(lsb: u8, width: u8) -> Self {
-        FieldPos { lsb, width }
-    }
     /// The field's mask in the register.
     #[must_use]
     pub const fn mask(&self) -> u32 {
@@ -108,15 +83,6 @@ impl FieldPos {
     }
 }
 
-/// Where RX checksum checking is switched: a per-MAC register and the ICS/TCS/UCS bits.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct RxChecksumCtl {
-    /// The register (one element per MAC).
-    pub reg: RawReg,
-    /// The enable bits.
-    pub mask: u32,
-}
-
 impl RxChecksumCtl {
     /// The checksum bits of MAC `mac`, or `None` when the register has no such element.
     #[must_use]
@@ -126,85 +92,6 @@ impl RxChecksumCtl {
             None => None,
         }
     }
-}
-
-/// Hardware LRO parameters.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct HwLro {
-    /// Number of LRO rings (after the normal rings).
-    pub rings: u8,
-    /// Descriptors per LRO ring.
-    pub ring_size: u16,
-    /// Buffer bytes per LRO descriptor.
-    pub buffer_size: u32,
-    /// Most segments per aggregate.
-    pub max_segments: u8,
-    /// Hardware timer unit in microseconds.
-    pub timer_unit_us: u32,
-    /// Age time in microseconds.
-    pub age_time_us: u32,
-    /// Longest aggregation in microseconds.
-    pub max_agg_time_us: u32,
-    /// Room in bytes that must remain in a buffer to add a segment.
-    pub min_room: u32,
-    /// Destination-IP rules per MAC.
-    pub dip_rules_per_mac: u8,
-}
-
-/// How interrupts are wired.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum IrqLayout {
-    /// One line for TX and RX.
-    Shared {
-        /// Index in the device tree's `interrupts`.
-        line: u8,
-    },
-    /// Separate TX and RX lines.
-    Split {
-        /// Index of the TX line.
-        tx: u8,
-        /// Index of the RX line.
-        rx: u8,
-    },
-}
-
-/// Interrupt lines of the frame engine.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Irq {
-    /// Entries expected in the device tree's `interrupts`.
-    pub lines: u8,
-    /// Which lines the driver uses.
-    pub layout: IrqLayout,
-    /// Interrupt moderation the driver programs at open (`None`: every completion interrupts).
-    pub moderation: Option<IrqModeration>,
-    /// `interrupt-names` looked up first, when the node has that property (else the indices).
-    pub names: Option<IrqNames>,
-}
-
-/// `interrupt-names` entries of the lines the driver uses (the shared line's name twice).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct IrqNames {
-    /// Name of the TX line.
-    pub tx: &'static str,
-    /// Name of the RX line.
-    pub rx: &'static str,
-}
-
-/// One read-modify-write of path setup on one register (element).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct PathWrite {
-    /// Space of the register.
-    pub space: Space,
-    /// `space.block.register` (with `[i]` for an array element), for reports.
-    pub register: &'static str,
-    /// Byte offset in the space.
-    pub offset: u32,
-    /// Bits written.
-    pub mask: u32,
-    /// Their value (inside `mask`).
-    pub value: u32,
-    /// Field names and values as the YAML writes them, for reports.
-    pub fields: &'static [(&'static str, u32)],
 }
 
 impl PathWrite {
@@ -225,39 +112,6 @@ impl PathWrite {
     }
 }
 
-/// MAC interface and path setup of one MAC for a class of phy modes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct PathSetup {
-    /// MAC id.
-    pub mac: u8,
-    /// The phy modes (interface class) this setup is for.
-    pub modes: &'static [&'static str],
-    /// Writes, in order.
-    pub writes: &'static [PathWrite],
-}
-
-/// One direction's interrupt moderation: the delayed done interrupt fires when `packets`
-/// completions are held or the first has waited `time_us` (a limit of 0 is unused).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct ModerationLimits {
-    /// Completions held before the interrupt fires (`*_pint`).
-    pub packets: u8,
-    /// Longest wait of the first held completion, in microseconds.
-    pub time_us: u32,
-}
-
-/// Interrupt moderation through the delay-interrupt registers (`pdma.delay_irq`,
-/// `qdma.delay_irq`, same layout): limits per direction and the unit of the time fields.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct IrqModeration {
-    /// Unit of the registers' `*_ptime` fields in microseconds.
-    pub time_unit_us: u32,
-    /// RX done limits.
-    pub rx: ModerationLimits,
-    /// TX done limits.
-    pub tx: ModerationLimits,
-}
-
 impl ModerationLimits {
     /// The `*_ptime` field value: the time limit in register units of `unit_us`.
     #[must_use]
@@ -269,27 +123,6 @@ impl ModerationLimits {
     }
 }
 
-/// Where the DMA rings live.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum RingPlacement {
-    /// In system memory.
-    Dram,
-    /// In on-chip SRAM at this offset of the frame-engine space.
-    Sram {
-        /// Byte offset in the `fe` space.
-        offset: u32,
-    },
-}
-
-/// The cold reset: bits pulsed in the ETHSYS reset register.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct ColdReset {
-    /// The reset-control register.
-    pub reg: RawReg,
-    /// Bits to assert and deassert.
-    pub mask: u32,
-}
-
 impl ColdReset {
     /// The reset bits (element 0 of the register), or `None` when the register has none.
     #[must_use]
@@ -299,38 +132,6 @@ impl ColdReset {
             None => None,
         }
     }
-}
-
-/// Max-rate setting for one link speed: rate = `man` * 10^`exp` kbit/s.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct ShaperRate {
-    /// Link speed in Mbit/s.
-    pub speed_mbps: u32,
-    /// Mantissa.
-    pub man: u16,
-    /// Exponent.
-    pub exp: u8,
-    /// WFQ weight.
-    pub weight: u8,
-}
-
-/// The QDMA per-queue shaper and its encoding.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Shaper {
-    /// Per-queue scheduler register (one element per queue).
-    pub reg: RawReg,
-    /// Value written at init (min-rate only, no max-rate).
-    pub base: u32,
-    /// Max-rate enable bit.
-    pub max_rate_en: FieldPos,
-    /// Max-rate mantissa.
-    pub max_rate_man: FieldPos,
-    /// Max-rate exponent.
-    pub max_rate_exp: FieldPos,
-    /// Max-rate weight.
-    pub max_rate_weight: FieldPos,
-    /// Max-rate table per link speed.
-    pub rates: &'static [ShaperRate],
 }
 
 impl Shaper {
@@ -357,44 +158,6 @@ impl Shaper {
                 | self.max_rate_weight.encode(r.weight as u32),
         )
     }
-}
-
-/// Facts about one MAC.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct MacCaps {
-    /// `phy-mode` strings this MAC accepts.
-    pub phy_modes: &'static [&'static str],
-}
-
-/// Capabilities and quirks of one SoC.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Capabilities {
-    /// RX checksum control.
-    pub rx_checksum: RxChecksumCtl,
-    /// Number of QDMA TX queues.
-    pub tx_queues: u8,
-    /// Normal PDMA RX rings used.
-    pub rx_rings: u8,
-    /// Hardware LRO, if the SoC has it.
-    pub hw_lro: Option<HwLro>,
-    /// Interrupt lines.
-    pub irq: Irq,
-    /// TX descriptor layout.
-    pub tx_descriptor: DescriptorLayout,
-    /// RX descriptor layout.
-    pub rx_descriptor: DescriptorLayout,
-    /// Where rings live.
-    pub rings: RingPlacement,
-    /// Cold reset.
-    pub cold_reset: ColdReset,
-    /// QDMA shaper.
-    pub shaper: Shaper,
-    /// Per-MAC facts, indexed by MAC id.
-    pub macs: &'static [MacCaps],
-    /// Clock names the device tree must provide.
-    pub clocks: &'static [&'static str],
-    /// MAC interface and path setup per MAC and phy-mode class.
-    pub path_setup: &'static [PathSetup],
 }
 
 impl Capabilities {

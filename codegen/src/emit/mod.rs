@@ -1,7 +1,8 @@
 //! The Rust emitter: shared value types, descriptor types, block maps, and one module per SoC.
 //!
 //! Output is built with `quote` and printed with `prettyplease`, so it is deterministic and needs
-//! no rustfmt. Every item carries a doc comment taken from the YAML.
+//! no rustfmt. Every item carries a doc comment taken from the YAML. The capability types and
+//! literals come from [`crate::caps_schema`], not from code here.
 
 mod descriptors;
 mod maps;
@@ -126,6 +127,7 @@ pub fn generate(project: &Project) -> Result<Generated, InvalidRust> {
     let desc_items = descriptors::emit(&by_depth);
     let map_items = maps::emit(&spaces, &names);
     let table = socs::emit_table(&spaces, &socs);
+    let caps_items = crate::caps_schema::declarations();
     let shared = quote! {
         #[doc = " Register value types shared by every SoC: one per register name, with typed field accessors."]
         pub mod values {
@@ -138,6 +140,10 @@ pub fn generate(project: &Project) -> Result<Generated, InvalidRust> {
         #[doc = " Register maps: where each register is, per SoC, as data (like Linux's `mtk_reg_map`, but typed)."]
         pub mod maps {
             #map_items
+        }
+        #[doc = " Capability types, declared from ddgen's capability schema; `caps` re-exports them with their behaviour."]
+        pub(crate) mod caps_types {
+            #caps_items
         }
         #table
     };

@@ -4,7 +4,7 @@
 use super::maps::space_map;
 use super::values::TypeNames;
 use super::{doc, hex, ident, num, type_ident};
-use crate::caps::{IrqLayout, RegRef, SocCaps};
+use crate::caps::SocCaps;
 use crate::codegen_model::{USpace, snake};
 use crate::model::{Block, Map};
 use proc_macro2::TokenStream;
@@ -166,134 +166,9 @@ pub fn emit_table(spaces: &[USpace], socs: &[(&Map, &SocCaps)]) -> TokenStream {
 /// The frame engine's space: the one every SoC has and the direct field `SocInfo::fe`.
 const FE: &str = "fe";
 
-fn raw_reg(r: &RegRef) -> TokenStream {
-    let space = type_ident(&r.space);
-    let (o, s, c) = (hex(r.offset), hex(r.stride), num(r.count));
-    quote!(crate::caps::RawReg::new(crate::Space::#space, #o, #s, #c))
-}
-
+/// The SoC's `Capabilities` literal: its runtime capabilities printed from the schema.
 fn caps_tokens(c: &SocCaps) -> TokenStream {
-    let (rx_reg, _, rx_mask) = &c.rx_checksum;
-    let rx_reg = raw_reg(rx_reg);
-    let rx_mask = hex(*rx_mask as u64);
-    let txq = num(c.tx_queues);
-    let rxr = num(c.rx_rings);
-    let lro = match &c.hw_lro {
-        None => quote!(None),
-        Some(l) => {
-            let (a, b, cc, d, e, f, g, h, i) = (
-                num(l.rings),
-                num(l.ring_size),
-                num(l.buffer_size),
-                num(l.max_segments),
-                num(l.timer_unit_us),
-                num(l.age_time_us),
-                num(l.max_agg_time_us),
-                num(l.min_room),
-                num(l.dip_rules_per_mac),
-            );
-            quote!(Some(crate::caps::HwLro {
-                rings: #a, ring_size: #b, buffer_size: #cc, max_segments: #d, timer_unit_us: #e,
-                age_time_us: #f, max_agg_time_us: #g, min_room: #h, dip_rules_per_mac: #i,
-            }))
-        }
-    };
-    let lines = num(c.irq_lines);
-    let layout = match c.irq {
-        IrqLayout::Shared(i) => {
-            let i = num(i);
-            quote!(crate::caps::IrqLayout::Shared { line: #i })
-        }
-        IrqLayout::Split { tx, rx } => {
-            let (t, r) = (num(tx), num(rx));
-            quote!(crate::caps::IrqLayout::Split { tx: #t, rx: #r })
-        }
-    };
-    let moderation = match c.irq_moderation {
-        None => quote!(None),
-        Some(m) => {
-            let unit = num(m.time_unit_us);
-            let lim = |l: crate::caps::ModerationLimits| {
-                let (p, t) = (num(l.packets), num(l.time_us));
-                quote!(crate::caps::ModerationLimits { packets: #p, time_us: #t })
-            };
-            let (rx, tx) = (lim(m.rx), lim(m.tx));
-            quote!(Some(crate::caps::IrqModeration { time_unit_us: #unit, rx: #rx, tx: #tx }))
-        }
-    };
-    let txd = type_ident(&c.tx_descriptor);
-    let rxd = type_ident(&c.rx_descriptor);
-    let rings = match c.sram {
-        None => quote!(crate::caps::RingPlacement::Dram),
-        Some(o) => {
-            let o = hex(o);
-            quote!(crate::caps::RingPlacement::Sram { offset: #o })
-        }
-    };
-    let cold_reg = raw_reg(&c.cold_reset.0);
-    let cold_mask = hex(c.cold_reset.1 as u64);
-    let sh_reg = raw_reg(&c.shaper_reg);
-    let sh_base = hex(c.shaper_base as u64);
-    let fp: Vec<TokenStream> = c
-        .shaper_fields
-        .iter()
-        .map(|p| {
-            let (l, w) = (num(p.lsb as u64), num(p.width as u64));
-            quote!(crate::caps::FieldPos::new(#l, #w))
-        })
-        .collect();
-    let (fen, fman, fexp, fw) = (&fp[0], &fp[1], &fp[2], &fp[3]);
-    let rates = c.shaper_rates.iter().map(|r| {
-        let (s, m, e, w) = (num(r.speed), num(r.man), num(r.exp), num(r.weight));
-        quote!(crate::caps::ShaperRate { speed_mbps: #s, man: #m, exp: #e, weight: #w })
-    });
-    let macs = c.macs.iter().map(|modes| quote!(crate::caps::MacCaps { phy_modes: &[#(#modes),*] }));
-    let clocks = &c.clocks;
-    let irq_names = match &c.irq_names {
-        None => quote!(None),
-        Some((t, r)) => quote!(Some(crate::caps::IrqNames { tx: #t, rx: #r })),
-    };
-    let paths = c.path_setup.iter().map(|p| {
-        let mac = num(p.mac);
-        let modes = &p.modes;
-        let writes = p.writes.iter().map(|w| {
-            let sp = type_ident(&w.space);
-            let (reg, off, mask, val) = (&w.register, hex(w.offset), hex(w.mask as u64), hex(w.value as u64));
-            let fields = w.fields.iter().map(|(n, v)| {
-                let v = hex(*v);
-                quote!((#n, #v))
-            });
-            quote!(crate::caps::PathWrite {
-                space: crate::Space::#sp, register: #reg, offset: #off, mask: #mask, value: #val, fields: &[#(#fields),*],
-            })
-        });
-        quote!(crate::caps::PathSetup { mac: #mac, modes: &[#(#modes),*], writes: &[#(#writes),*] })
-    });
-    quote! {
-        crate::caps::Capabilities {
-            rx_checksum: crate::caps::RxChecksumCtl { reg: #rx_reg, mask: #rx_mask },
-            tx_queues: #txq,
-            rx_rings: #rxr,
-            hw_lro: #lro,
-            irq: crate::caps::Irq { lines: #lines, layout: #layout, moderation: #moderation, names: #irq_names },
-            tx_descriptor: crate::descriptors::DescriptorLayout::#txd,
-            rx_descriptor: crate::descriptors::DescriptorLayout::#rxd,
-            rings: #rings,
-            cold_reset: crate::caps::ColdReset { reg: #cold_reg, mask: #cold_mask },
-            shaper: crate::caps::Shaper {
-                reg: #sh_reg,
-                base: #sh_base,
-                max_rate_en: #fen,
-                max_rate_man: #fman,
-                max_rate_exp: #fexp,
-                max_rate_weight: #fw,
-                rates: &[#(#rates),*],
-            },
-            macs: &[#(#macs),*],
-            clocks: &[#(#clocks),*],
-            path_setup: &[#(#paths),*],
-        }
-    }
+    <crate::caps::Capabilities as crate::caps_schema::Kind>::lit(&c.runtime())
 }
 
 /// A block's literal: the SoC's own registers in its own order, the rest from `..ABSENT`, so
