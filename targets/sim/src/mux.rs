@@ -30,6 +30,7 @@ pub(crate) struct Muxes {
 
 impl Muxes {
     /// No interface wired yet; watches the registers of `soc`'s path setups.
+    #[inline(never)] // cold, and kept out of the caller's stack frame (a kernel's probe).
     pub(crate) fn new(soc: &SocInfo) -> Self {
         let mut watched: Vec<(usize, u32)> =
             soc.caps.path_setup.iter().flat_map(|p| p.writes.iter()).map(|w| (w.space.index(), w.offset)).collect();

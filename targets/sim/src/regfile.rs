@@ -23,6 +23,7 @@ pub struct RegFile {
 impl RegFile {
     /// Every register of `soc` at its reset value.
     #[must_use]
+    #[inline(never)] // cold, and kept out of the caller's stack frame (a kernel's probe).
     pub fn new(soc: &'static SocInfo) -> Self {
         let mut index: Vec<Vec<u32>> = vec![Vec::new(); Space::ALL.len()];
         let mut slots = Vec::new();
