@@ -7,12 +7,16 @@ use std::io::{ErrorKind, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// The register maps bundled with the project.
-const BUNDLED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../regs");
+/// Where this build of ddgen was compiled from: the checkout's `regs/`, if it still exists.
+const BUILT_FROM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../regs");
+
+/// Environment variable naming the directory of the bundled maps.
+const MAPS_ENV: &str = "DDGEN_MAPS";
 
 #[derive(Parser)]
 #[command(name = "ddgen", version, about = "Generate typed Rust register crates from YAML frame-engine maps")]
-#[command(after_help = "Without a command: check and generate the bundled SoCs (regs/*.yaml) and print a summary.")]
+#[command(after_help = "Without a command: check and generate the bundled SoCs (regs/*.yaml) and print a summary.\n\
+The bundled maps are $DDGEN_MAPS, else the regs/ directory of the working directory or the nearest one above it.")]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -76,14 +80,44 @@ enum Command {
     },
 }
 
-fn bundled_files() -> Result<Vec<PathBuf>, String> {
+/// The directory of the bundled maps: `$DDGEN_MAPS`, else the `regs/` of the working directory
+/// or of the nearest directory above it that has one (a checkout of this project), else the
+/// checkout this ddgen was built from. A ddgen built elsewhere (`cargo install`, or
+/// `cargo publish`'s verification build under `target/package`) finds the maps of the checkout it
+/// runs in.
+fn bundled_dir() -> Result<PathBuf, String> {
+    let has_maps = |d: &Path| ddgen::yaml_files(d).is_ok_and(|f| !f.is_empty());
+    if let Some(dir) = std::env::var_os(MAPS_ENV) {
+        let dir = PathBuf::from(dir);
+        return if has_maps(&dir) {
+            Ok(dir)
+        } else {
+            Err(format!("{MAPS_ENV}={}: no readable *.yaml register maps there", dir.display()))
+        };
+    }
+    let cwd = std::env::current_dir().ok();
+    let found = cwd
+        .iter()
+        .flat_map(|c| c.ancestors())
+        .map(|d| d.join("regs"))
+        .find(|d| has_maps(d))
+        .or_else(|| Some(PathBuf::from(BUILT_FROM)).filter(|d| has_maps(d)))
+        .ok_or_else(|| {
+            format!(
+                "no bundled register maps: no regs/*.yaml in the working directory or above it, and {BUILT_FROM} \
+                 is gone; run ddgen in a checkout of the project, set {MAPS_ENV}=DIR, or name YAML files"
+            )
+        })?;
     // Show paths relative to the working directory when they are below it (`regs/mt7621.yaml`).
-    let dir = std::fs::canonicalize(BUNDLED).unwrap_or_else(|_| PathBuf::from(BUNDLED));
-    let dir = match std::env::current_dir() {
-        Ok(cwd) => dir.strip_prefix(&cwd).map(Path::to_path_buf).unwrap_or(dir),
-        Err(_) => dir,
-    };
-    ddgen::yaml_files(&dir)
+    let dir = std::fs::canonicalize(&found).unwrap_or(found);
+    Ok(match &cwd {
+        Some(c) => dir.strip_prefix(c).map(Path::to_path_buf).unwrap_or(dir),
+        None => dir,
+    })
+}
+
+fn bundled_files() -> Result<Vec<PathBuf>, String> {
+    ddgen::yaml_files(&bundled_dir()?)
 }
 
 fn files_or_bundled(files: Vec<PathBuf>) -> Result<Vec<PathBuf>, String> {
