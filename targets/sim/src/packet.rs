@@ -130,24 +130,39 @@ fn sub(b: &[u8], off: usize, len: usize) -> Option<&[u8]> {
 ///
 /// Sums of consecutive pieces chain (`ones_complement_sum(b, ones_complement_sum(a, 0))`) when `a` has even length.
 pub fn ones_complement_sum(data: &[u8], initial: u32) -> u32 {
-    // 2^32 = 1 (mod 0xffff), so summing 32-bit words is congruent to summing 16-bit words.
-    let mut acc = u64::from(initial);
-    let mut words = data.chunks_exact(4);
-    for w in &mut words {
-        if let &[a, b, c, d] = w {
-            acc += u64::from(u32::from_be_bytes([a, b, c, d]));
-        }
-    }
-    acc += match *words.remainder() {
-        [a, b, c] => u64::from(u16::from_be_bytes([a, b])) + u64::from(u16::from_be_bytes([c, 0])),
-        [a, b] => u64::from(u16::from_be_bytes([a, b])),
-        [a] => u64::from(u16::from_be_bytes([a, 0])),
-        _ => 0,
-    };
-    while acc > 0xffff {
-        acc = (acc & 0xffff) + (acc >> 16);
-    }
-    acc as u32
+    // RFC 1071's byte-order independence: the data summed as little-endian 16-bit words gives
+    // the byte-swapped sum of the big-endian words, so the bulk is read as whole 64-bit words
+    // and the result swapped once. 2^32 = 1 (mod 0xffff): a word's two 32-bit halves added into
+    // a 64-bit accumulator are congruent to its four 16-bit words, with no carry to catch.
+    // The words are read aligned (`pod_align_to`): the kernel module's target forbids unaligned
+    // loads (strict-align, as the kernel's Rust does), where reading `[u8; 8]` at any address
+    // takes eight byte loads. This sum runs for every frame the model checks or fills.
+    let (head, words, tail) = bytemuck::pod_align_to::<u8, u64>(data);
+    // A byte at an even offset from the start of `data` is a word's low byte (little-endian
+    // lanes), at an odd offset its high byte.
+    let lane = |at: usize, b: u8| u64::from(b) << (8 * (at & 1));
+    let mut acc: u64 = head.iter().enumerate().map(|(i, &b)| lane(i, b)).sum();
+    let mid: u64 = words
+        .iter()
+        .map(|&w| {
+            let w = u64::from_le(w);
+            (w & 0xffff_ffff) + (w >> 32)
+        })
+        .sum();
+    // The words' lanes start at `head.len()`: after an odd head they are swapped.
+    let mid = fold(fold64(mid));
+    acc += u64::from(if head.len() % 2 == 1 { mid.swap_bytes() } else { mid });
+    let at = head.len() + words.len() * 8;
+    acc += tail.iter().enumerate().map(|(i, &b)| lane(at + i, b)).sum::<u64>();
+    let le = fold(fold64(acc));
+    u32::from(fold(u32::from(le.swap_bytes()) + initial))
+}
+
+/// Folds a 64-bit sum of 32-bit words to at most 32 bits without changing it modulo 0xffff.
+const fn fold64(s: u64) -> u32 {
+    let s = (s & 0xffff_ffff) + (s >> 32);
+    let s = (s & 0xffff_ffff) + (s >> 32);
+    s as u32
 }
 
 /// Folds the carries of a one's-complement sum into 16 bits (not complemented: the checksum is `!fold(sum)`).
@@ -1140,7 +1155,13 @@ pub fn tso_segment(frame: &[u8], mss: usize) -> Option<Vec<Vec<u8>>> {
             flags &= !TCP_CWR;
         }
         write_at(&mut f, ip.l4_offset + 13, &[flags]);
-        insert_checksums(&mut f);
+        // The checksums from the offsets already known (no second parse per segment).
+        if ip.version == 4 {
+            let c = sub(&f, p.l3_offset, ip.header_len).map_or(0, ipv4_header_checksum);
+            wr16(&mut f, p.l3_offset + 10, c);
+        }
+        let c = tcp_checksum(ip.pseudo_header_sum(IPPROTO_TCP, l4_len), sub(&f, ip.l4_offset, l4_len).unwrap_or(&[]));
+        wr16(&mut f, ip.l4_offset + 16, c);
         offset = offset.wrapping_add(chunk.len() as u32);
         out.push(f);
     }

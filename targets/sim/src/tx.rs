@@ -101,10 +101,7 @@ impl Inner {
                 return;
             }
             match self.dma.read(u64::from(d.addr), d.len) {
-                Ok(b) => {
-                    let b = b.to_vec();
-                    self.partial.extend_from_slice(&b);
-                }
+                Ok(b) => self.partial.extend_from_slice(b),
                 Err(v) => {
                     self.violate(v);
                     self.hang_tx();
@@ -138,19 +135,19 @@ impl Inner {
             self.stats.tx_dropped += 1;
             return;
         }
-        let frames = if d.tso {
+        let q = d.qid.min(QUEUES - 1);
+        if d.tso {
             // The MSS travels in the TCP checksum field of a TSO frame.
             let mss = packet::parse(&frame).and_then(|p| p.tcp_checksum_field()).unwrap_or(0) as usize;
-            packet::tso_segment(&frame, mss).unwrap_or_else(|| alloc::vec![frame])
+            match packet::tso_segment(&frame, mss) {
+                Some(segments) => self.queues[q].extend(segments.into_iter().map(|f| (mac, f))),
+                None => self.queues[q].push_back((mac, frame)),
+            }
         } else {
             if d.chksum {
                 packet::insert_checksums(&mut frame);
             }
-            alloc::vec![frame]
-        };
-        let q = d.qid.min(QUEUES - 1);
-        for f in frames {
-            self.queues[q].push_back((mac, f));
+            self.queues[q].push_back((mac, frame));
         }
     }
 
