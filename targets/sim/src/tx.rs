@@ -8,6 +8,10 @@ use alloc::vec::Vec;
 use fe_regs::Space;
 use fe_regs::descriptors::{DescriptorLayout, TxV1, TxV2};
 
+/// The most a scatter-gather frame reserves up front (a GSO frame is at most 64 KiB plus
+/// headers); a longer chain grows as it is read.
+const MAX_RESERVE: usize = 128 * 1024;
+
 /// A TX descriptor in layout-independent form.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct TxDesc {
@@ -100,6 +104,12 @@ impl Inner {
                 self.hang_tx();
                 return;
             }
+            if self.partial.is_empty() && !d.last {
+                // The first buffer of a scatter-gather frame (a GSO frame's head and page
+                // fragments): room for all of it at once, not a reallocation per fragment.
+                let total = self.frame_len_from(d).min(MAX_RESERVE);
+                self.partial.reserve_exact(total);
+            }
             match self.dma.read(u64::from(d.addr), d.len) {
                 Ok(b) => self.partial.extend_from_slice(b),
                 Err(v) => {
@@ -119,6 +129,27 @@ impl Inner {
             }
             self.complete(crate::moderation::Dir::Tx);
         }
+    }
+
+    /// The length of the frame whose first descriptor is `first`: its buffers up to the one
+    /// marked last, looked ahead along `next` (at most 64 descriptors; a descriptor that cannot
+    /// be read ends the look, and is reported when the engine takes it).
+    fn frame_len_from(&mut self, first: TxDesc) -> usize {
+        let ctx = self.fe(off(self.soc.fe.qdma.ctx_ptr));
+        let (mut total, mut d) = (first.len, first);
+        for _ in 0..64 {
+            if d.last || d.next == ctx {
+                break;
+            }
+            match self.read_tx(u64::from(d.next)) {
+                Ok(n) if !n.owner_cpu => {
+                    total += n.len;
+                    d = n;
+                }
+                _ => break,
+            }
+        }
+        total
     }
 
     /// Stops QDMA TX after an illegal descriptor, as a hung engine would (clears tx_dma_en).
