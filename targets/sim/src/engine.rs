@@ -17,8 +17,7 @@ use fe_regs::{SocInfo, Space};
 
 /// Default DMA memory size (16 MiB).
 pub const DEFAULT_DMA_BYTES: usize = 16 << 20;
-/// QDMA queues modelled.
-pub const QUEUES: usize = 16;
+pub use crate::queues::QUEUES;
 /// Frames the engine buffers internally per MAC when the driver sets no free-queue size.
 pub const DEFAULT_FQ_FRAMES: usize = 512;
 
@@ -66,8 +65,8 @@ pub(crate) struct Inner {
     pub(crate) dma: DmaMemory,
     pub(crate) now: u64,
     pub(crate) macs: Vec<MacPort>,
-    /// QDMA queues: frames taken from descriptors, waiting for their MAC: `(mac, frame)`.
-    pub(crate) queues: [VecDeque<(usize, Vec<u8>)>; QUEUES],
+    /// QDMA queues: frames taken from descriptors, waiting for their MAC.
+    pub(crate) queues: crate::queues::TxQueues,
     /// Per queue: earliest time the max-rate shaper lets the next frame start.
     pub(crate) shaper_next: [u64; QUEUES],
     /// Per queue: time after which the queue is below its min rate again.
@@ -99,6 +98,9 @@ pub(crate) struct Inner {
     pub(crate) sram: crate::sram::Sram,
     /// The MAC path muxes (which interface each MAC is wired to, what the CPU set up).
     pub(crate) muxes: crate::mux::Muxes,
+    /// RX rings as programmed ([`Inner::rx_rings`]), kept until a ring register is written or
+    /// the engine resets (the ordering model looks them up at every one-word CPU read).
+    rx_rings_seen: Option<[(u64, u64); 4]>,
 }
 
 /// The simulated frame engine.
@@ -198,6 +200,7 @@ impl Sim {
                 moderation: crate::moderation::Moderation::default(),
                 sram: crate::sram::Sram::new(soc),
                 muxes: crate::mux::Muxes::new(soc),
+                rx_rings_seen: None,
             }),
         }
     }
@@ -534,6 +537,9 @@ impl Sim {
         if writes > 0 && s.is_doorbell(space, offset) {
             s.violate(Violation::UnpublishedDmaWrites { space, offset, writes });
         }
+        if s.is_ring_register(space, offset) {
+            s.rx_rings_seen = None;
+        }
         if let Err(v) = s.regs.cpu_write(space, offset, value) {
             s.violate(v);
             if matches!(v, Violation::UnknownRegister { .. } | Violation::UnalignedRegister { .. }) {
@@ -559,13 +565,25 @@ impl Inner {
     }
 
     /// RX rings as programmed: `(base, descriptors)` of PDMA rings 0..4.
-    fn rx_rings(&self) -> [(u64, u64); 4] {
+    fn rx_rings(&mut self) -> [(u64, u64); 4] {
+        if let Some(r) = self.rx_rings_seen {
+            return r;
+        }
         let pd = &self.soc.fe.pdma;
         let mut rings = [(0u64, 0u64); 4];
         for (k, r) in rings.iter_mut().enumerate().take(pd.rx_ptr.len()) {
             *r = (u64::from(self.fe(elem(pd.rx_ptr, k))), u64::from(self.fe(elem(pd.rx_cnt_cfg, k))));
         }
+        self.rx_rings_seen = Some(rings);
         rings
+    }
+
+    /// Whether `offset` of `space` is a PDMA RX ring's base or size register.
+    fn is_ring_register(&self, space: Space, offset: u32) -> bool {
+        let pd = &self.soc.fe.pdma;
+        space == Space::Fe
+            && ((0..pd.rx_ptr.len()).any(|k| elem(pd.rx_ptr, k) == offset)
+                || (0..pd.rx_cnt_cfg.len()).any(|k| elem(pd.rx_cnt_cfg, k) == offset))
     }
 
     /// Whether writing this register lets the engine read DMA memory the CPU wrote: a CPU
@@ -707,13 +725,12 @@ impl Inner {
             .map(|m| (m.space, m.offset, self.regs.get(m.space, m.offset)))
             .collect();
         self.regs.reset();
+        self.rx_rings_seen = None;
         self.muxes.reset(Space::Fe);
         for (s, o, v) in keep {
             self.regs.set(s, o, v);
         }
-        for q in &mut self.queues {
-            q.clear();
-        }
+        self.queues.clear();
         for m in &mut self.macs {
             m.rx.clear();
             m.tx.frames.clear();

@@ -26,6 +26,7 @@ mod moderation;
 mod mux;
 mod ordering;
 pub mod packet;
+mod queues;
 pub mod regfile;
 mod rx;
 mod sram;

@@ -3,7 +3,6 @@
 use crate::engine::{DEFAULT_FQ_FRAMES, Inner, QUEUES, off};
 use crate::packet;
 use crate::violation::Violation;
-use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use fe_regs::Space;
 use fe_regs::descriptors::{DescriptorLayout, TxV1, TxV2};
@@ -72,7 +71,7 @@ impl Inner {
     }
 
     fn buffered(&self) -> usize {
-        self.queues.iter().map(VecDeque::len).sum()
+        self.queues.frames()
     }
 
     /// QDMA: takes descriptors from `dtx_ptr` up to `ctx_ptr` while internal buffers are free.
@@ -171,14 +170,14 @@ impl Inner {
             // The MSS travels in the TCP checksum field of a TSO frame.
             let mss = packet::parse(&frame).and_then(|p| p.tcp_checksum_field()).unwrap_or(0) as usize;
             match packet::tso_segment(&frame, mss) {
-                Some(segments) => self.queues[q].extend(segments.into_iter().map(|f| (mac, f))),
-                None => self.queues[q].push_back((mac, frame)),
+                Some(segments) => segments.into_iter().for_each(|f| self.queues.push(q, mac, f)),
+                None => self.queues.push(q, mac, frame),
             }
         } else {
             if d.chksum {
                 packet::insert_checksums(&mut frame);
             }
-            self.queues[q].push_back((mac, frame));
+            self.queues.push(q, mac, frame);
         }
     }
 
@@ -210,11 +209,14 @@ impl Inner {
     /// time, one still below its min rate goes first, then the one with the least weighted
     /// service (WFQ by the queue's weight), then round-robin.
     pub(crate) fn send_one(&mut self, target: u64) -> bool {
+        if self.queues.is_empty() {
+            return false;
+        }
         let mut best: Option<((u64, bool, u64), usize)> = None;
         for k in 0..QUEUES {
             let q = (self.rr + k) % QUEUES;
-            if let Some((mac, _)) = self.queues[q].front() {
-                let m = &self.macs[*mac];
+            if let Some(mac) = self.queues.front_mac(q) {
+                let m = &self.macs[mac];
                 let t = self.now.max(m.tx.busy_until).max(m.paused_until).max(self.shaper_next[q]);
                 if t > target {
                     continue;
@@ -227,7 +229,7 @@ impl Inner {
             }
         }
         let Some(((t, _, _), q)) = best else { return false };
-        let Some((mac, frame)) = self.queues[q].pop_front() else { return false };
+        let Some((mac, frame)) = self.queues.pop(q) else { return false };
         self.rr = (q + 1) % QUEUES;
         self.now = t;
         let mcr = self.soc.fe.mac.at(mac).map_or(0, |m| self.fe(m.mcr.offset()));
@@ -247,13 +249,10 @@ impl Inner {
         }
         // Weighted service: a queue's share of a busy MAC is proportional to its weight. Keep the
         // counters of idle queues from falling behind (they would otherwise take over later).
-        let floor = (0..QUEUES)
-            .filter(|&k| !self.queues[k].is_empty() || k == q)
-            .map(|k| self.wfq_service[k])
-            .min()
-            .unwrap_or(0);
+        let floor =
+            (0..QUEUES).filter(|&k| self.queues.holds(k) || k == q).map(|k| self.wfq_service[k]).min().unwrap_or(0);
         for k in 0..QUEUES {
-            if self.queues[k].is_empty() && k != q {
+            if !self.queues.holds(k) && k != q {
                 self.wfq_service[k] = self.wfq_service[k].max(floor);
             }
         }

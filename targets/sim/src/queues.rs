@@ -1,0 +1,93 @@
+//! QDMA's TX queues inside the engine: frames taken from descriptors, waiting for their MAC,
+//! with a mask of the queues that hold any, so the scheduler looks only at those.
+
+use alloc::collections::VecDeque;
+use alloc::vec::Vec;
+
+/// QDMA queues modelled.
+pub const QUEUES: usize = 16;
+
+// The occupancy mask has a bit per queue.
+const _: () = assert!(QUEUES <= u32::BITS as usize);
+
+/// The engine's TX queues: `(mac, frame)` per queue, oldest first.
+#[derive(Debug, Default)]
+pub(crate) struct TxQueues {
+    queues: [VecDeque<(usize, Vec<u8>)>; QUEUES],
+    /// Bit `q` set when queue `q` holds a frame.
+    occupied: u32,
+    /// Frames in all queues.
+    frames: usize,
+}
+
+impl TxQueues {
+    /// Appends `frame` for MAC `mac` to queue `q` (`q < QUEUES`).
+    pub(crate) fn push(&mut self, q: usize, mac: usize, frame: Vec<u8>) {
+        if let Some(queue) = self.queues.get_mut(q) {
+            queue.push_back((mac, frame));
+            self.occupied |= 1 << q;
+            self.frames += 1;
+        }
+    }
+
+    /// The MAC of queue `q`'s oldest frame, if it holds one.
+    pub(crate) fn front_mac(&self, q: usize) -> Option<usize> {
+        self.queues.get(q)?.front().map(|(mac, _)| *mac)
+    }
+
+    /// Takes queue `q`'s oldest frame.
+    pub(crate) fn pop(&mut self, q: usize) -> Option<(usize, Vec<u8>)> {
+        let queue = self.queues.get_mut(q)?;
+        let f = queue.pop_front()?;
+        if queue.is_empty() {
+            self.occupied &= !(1 << q);
+        }
+        self.frames -= 1;
+        Some(f)
+    }
+
+    /// Whether queue `q` holds a frame.
+    pub(crate) fn holds(&self, q: usize) -> bool {
+        q < QUEUES && self.occupied & (1 << q) != 0
+    }
+
+    /// Whether no queue holds a frame.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.occupied == 0
+    }
+
+    /// Frames in all queues.
+    pub(crate) fn frames(&self) -> usize {
+        self.frames
+    }
+
+    /// Drops every frame (an engine reset).
+    pub(crate) fn clear(&mut self) {
+        self.queues.iter_mut().for_each(VecDeque::clear);
+        self.occupied = 0;
+        self.frames = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mask_and_the_count_follow_the_queues() {
+        let mut t = TxQueues::default();
+        assert!(t.is_empty());
+        t.push(3, 0, alloc::vec![1]);
+        t.push(3, 1, alloc::vec![2]);
+        t.push(QUEUES - 1, 0, alloc::vec![3]);
+        t.push(QUEUES, 0, alloc::vec![4]);
+        assert_eq!((t.frames(), t.holds(3), t.holds(QUEUES - 1), t.holds(0)), (3, true, true, false));
+        assert_eq!(t.front_mac(3), Some(0));
+        assert_eq!(t.pop(3), Some((0, alloc::vec![1])));
+        assert!(t.holds(3));
+        assert_eq!(t.pop(3), Some((1, alloc::vec![2])));
+        assert!(!t.holds(3) && t.pop(3).is_none());
+        t.clear();
+        assert!(t.is_empty() && t.frames() == 0 && !t.holds(QUEUES - 1));
+    }
+}
