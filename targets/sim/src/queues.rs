@@ -51,6 +51,22 @@ impl TxQueues {
         q < QUEUES && self.occupied & (1 << q) != 0
     }
 
+    /// The queues holding frames, in round-robin order from queue `start`: `start` (if it
+    /// holds any), the ones above it, then those below.
+    pub(crate) fn occupied_from(&self, start: usize) -> impl Iterator<Item = usize> {
+        let start = start % QUEUES;
+        let low = (1u32 << start) - 1;
+        let (mut above, mut below) = (self.occupied & !low, self.occupied & low);
+        core::iter::from_fn(move || {
+            let bits = if above != 0 { &mut above } else { &mut below };
+            let q = bits.trailing_zeros() as usize;
+            (q < QUEUES).then(|| {
+                *bits &= *bits - 1;
+                q
+            })
+        })
+    }
+
     /// Whether no queue holds a frame.
     pub(crate) fn is_empty(&self) -> bool {
         self.occupied == 0
@@ -87,7 +103,13 @@ mod tests {
         assert!(t.holds(3));
         assert_eq!(t.pop(3), Some((1, alloc::vec![2])));
         assert!(!t.holds(3) && t.pop(3).is_none());
+        t.push(0, 0, alloc::vec![5]);
+        t.push(5, 0, alloc::vec![6]);
+        assert_eq!(t.occupied_from(4).collect::<Vec<_>>(), [5, QUEUES - 1, 0]);
+        assert_eq!(t.occupied_from(0).collect::<Vec<_>>(), [0, 5, QUEUES - 1]);
+        assert_eq!(t.occupied_from(QUEUES - 1).collect::<Vec<_>>(), [QUEUES - 1, 0, 5]);
         t.clear();
         assert!(t.is_empty() && t.frames() == 0 && !t.holds(QUEUES - 1));
+        assert_eq!(t.occupied_from(3).count(), 0);
     }
 }

@@ -213,8 +213,7 @@ impl Inner {
             return false;
         }
         let mut best: Option<((u64, bool, u64), usize)> = None;
-        for k in 0..QUEUES {
-            let q = (self.rr + k) % QUEUES;
+        for q in self.queues.occupied_from(self.rr) {
             if let Some(mac) = self.queues.front_mac(q) {
                 let m = &self.macs[mac];
                 let t = self.now.max(m.tx.busy_until).max(m.paused_until).max(self.shaper_next[q]);
