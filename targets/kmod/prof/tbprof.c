@@ -63,7 +63,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &b->executed, n);
 }
 
-static void on_exit(qemu_plugin_id_t id, void *data)
+static void on_qemu_exit(qemu_plugin_id_t id, void *data)
 {
 	GHashTableIter it;
 	gpointer key, value;
@@ -96,6 +96,6 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
 			g_strlcpy(outfile, argv[i] + 8, sizeof(outfile));
 	blocks = g_hash_table_new(g_int64_hash, g_int64_equal);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
-	qemu_plugin_register_atexit_cb(id, on_exit, NULL);
+	qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
 	return 0;
 }
