@@ -15,6 +15,9 @@ pub(crate) struct CpuView {
     pending: Vec<(u64, usize, usize)>,
     /// Their data.
     bytes: Vec<u8>,
+    /// The smallest address range holding every pending write (`lo..hi`; empty when none): a
+    /// read outside it sees memory as it is, with no walk over the pending writes.
+    span: (u64, u64),
     /// An RX descriptor whose done bit the CPU read with no read barrier since.
     unordered: Option<u64>,
 }
@@ -53,6 +56,9 @@ impl CpuView {
         mem.read(addr, data.len())?;
         self.pending.push((addr, self.bytes.len(), data.len()));
         self.bytes.extend_from_slice(data);
+        let end = addr + data.len() as u64;
+        self.span =
+            if self.span.0 >= self.span.1 { (addr, end) } else { (self.span.0.min(addr), self.span.1.max(end)) };
         Ok(())
     }
 
@@ -64,6 +70,7 @@ impl CpuView {
         }
         self.pending.clear();
         self.bytes.clear();
+        self.span = (0, 0);
     }
 
     /// A CPU read of device memory (the SRAM through the bus) at physical address `addr` that
@@ -92,7 +99,8 @@ impl CpuView {
     ) -> Result<Option<Violation>, Violation> {
         out.copy_from_slice(mem.read(addr, out.len())?);
         let end = addr + out.len() as u64;
-        for &(a, at, len) in &self.pending {
+        let overlaps = addr < self.span.1 && self.span.0 < end;
+        for &(a, at, len) in self.pending.iter().filter(|_| overlaps) {
             let (lo, hi) = (a.max(addr), (a + len as u64).min(end));
             if lo < hi {
                 let src = &self.bytes[at + (lo - a) as usize..at + (hi - a) as usize];
