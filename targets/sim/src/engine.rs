@@ -338,9 +338,7 @@ impl Sim {
     /// recorded as a violation.
     pub fn cpu_read_into(&self, addr: u64, out: &mut [u8]) -> Result<(), Violation> {
         let s = &mut *self.inner.borrow_mut();
-        // Only a one-word read can be a done word (`CpuView::read`): other reads (a whole
-        // descriptor, a frame) need not look the rings up in the registers.
-        let rings = if out.len() == 4 { s.rx_rings() } else { [(0, 0); 4] };
+        let rings = s.rx_rings();
         let rx = crate::ordering::RxRings { rings: &rings, ctrl: s.rx_done.0, done: s.rx_done.1 };
         if let Some(v) = s.cpu.read(&s.dma, rx, addr, out)? {
             s.violate(v);

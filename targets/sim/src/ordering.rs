@@ -99,12 +99,13 @@ impl CpuView {
     ) -> Result<Option<Violation>, Violation> {
         out.copy_from_slice(mem.read(addr, out.len())?);
         let end = addr + out.len() as u64;
-        let overlaps = addr < self.span.1 && self.span.0 < end;
-        for &(a, at, len) in self.pending.iter().filter(|_| overlaps) {
-            let (lo, hi) = (a.max(addr), (a + len as u64).min(end));
-            if lo < hi {
-                let src = &self.bytes[at + (lo - a) as usize..at + (hi - a) as usize];
-                out[(lo - addr) as usize..(hi - addr) as usize].copy_from_slice(src);
+        if addr < self.span.1 && self.span.0 < end {
+            for &(a, at, len) in &self.pending {
+                let (lo, hi) = (a.max(addr), (a + len as u64).min(end));
+                if lo < hi {
+                    let src = &self.bytes[at + (lo - a) as usize..at + (hi - a) as usize];
+                    out[(lo - addr) as usize..(hi - addr) as usize].copy_from_slice(src);
+                }
             }
         }
         // Reading done words (of one descriptor after another, as a teardown does) orders

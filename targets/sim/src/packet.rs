@@ -1098,23 +1098,35 @@ pub fn set_bad_fcs(frame_with_fcs: &mut [u8]) -> bool {
 pub fn insert_checksums(frame: &mut [u8]) -> bool {
     let Some(p) = parse(frame) else { return false };
     let Some(ip) = p.ip else { return false };
-    if ip.version == 4 {
-        let c = sub(frame, p.l3_offset, ip.header_len).map_or(0, ipv4_header_checksum);
-        wr16(frame, p.l3_offset + 10, c);
+    if p.tcp.is_some() {
+        return fill_tcp_checksums(frame, p.l3_offset, &ip, ip.l4_len);
     }
-    let (field, c) = match (p.tcp, p.udp) {
-        (Some(_), _) => {
-            let seg = sub(frame, ip.l4_offset, ip.l4_len).unwrap_or(&[]);
-            (16, tcp_checksum(ip.pseudo_header_sum(IPPROTO_TCP, ip.l4_len), seg))
-        }
-        (None, Some(u)) => {
+    fill_ipv4_header_checksum(frame, p.l3_offset, &ip);
+    let (field, c) = match p.udp {
+        Some(u) => {
             let len = usize::from(u.length);
             let seg = sub(frame, ip.l4_offset, len).unwrap_or(&[]);
             (6, udp_checksum(ip.pseudo_header_sum(IPPROTO_UDP, len), seg))
         }
-        (None, None) => return true,
+        None => return true,
     };
     wr16(frame, ip.l4_offset + field, c)
+}
+
+/// Fills the IPv4 header checksum of the packet at `l3_offset` (nothing for IPv6).
+fn fill_ipv4_header_checksum(frame: &mut [u8], l3_offset: usize, ip: &IpInfo) {
+    if ip.version == 4 {
+        let c = sub(frame, l3_offset, ip.header_len).map_or(0, ipv4_header_checksum);
+        wr16(frame, l3_offset + 10, c);
+    }
+}
+
+/// Fills the IPv4 header checksum and the TCP checksum of a TCP segment of `l4_len` bytes
+/// whose headers `ip` describes (offsets known, so a TSO segment needs no second parse).
+fn fill_tcp_checksums(frame: &mut [u8], l3_offset: usize, ip: &IpInfo, l4_len: usize) -> bool {
+    fill_ipv4_header_checksum(frame, l3_offset, ip);
+    let c = tcp_checksum(ip.pseudo_header_sum(IPPROTO_TCP, l4_len), sub(frame, ip.l4_offset, l4_len).unwrap_or(&[]));
+    wr16(frame, ip.l4_offset + 16, c)
 }
 
 /// Splits one TCP frame into frames of at most `mss` payload bytes; `None` if not TCP (or a fragment) or `mss == 0`.
@@ -1155,13 +1167,7 @@ pub fn tso_segment(frame: &[u8], mss: usize) -> Option<Vec<Vec<u8>>> {
             flags &= !TCP_CWR;
         }
         write_at(&mut f, ip.l4_offset + 13, &[flags]);
-        // The checksums from the offsets already known (no second parse per segment).
-        if ip.version == 4 {
-            let c = sub(&f, p.l3_offset, ip.header_len).map_or(0, ipv4_header_checksum);
-            wr16(&mut f, p.l3_offset + 10, c);
-        }
-        let c = tcp_checksum(ip.pseudo_header_sum(IPPROTO_TCP, l4_len), sub(&f, ip.l4_offset, l4_len).unwrap_or(&[]));
-        wr16(&mut f, ip.l4_offset + 16, c);
+        fill_tcp_checksums(&mut f, p.l3_offset, &ip, l4_len);
         offset = offset.wrapping_add(chunk.len() as u32);
         out.push(f);
     }

@@ -209,9 +209,6 @@ impl Inner {
     /// time, one still below its min rate goes first, then the one with the least weighted
     /// service (WFQ by the queue's weight), then round-robin.
     pub(crate) fn send_one(&mut self, target: u64) -> bool {
-        if self.queues.is_empty() {
-            return false;
-        }
         let mut best: Option<((u64, bool, u64), usize)> = None;
         for q in self.queues.occupied_from(self.rr) {
             if let Some(mac) = self.queues.front_mac(q) {
