@@ -213,7 +213,7 @@ u32 fe_kmod_chip_lock(void *lock)
 	fe_lock_note(FE_RANK_CHIP);
 	this_cpu_inc(fe_chip_taken);
 	fe_prof_chip_taken();
-	this_cpu_write(fe_prof_chip_t0, fe_prof_start());
+	this_cpu_write(fe_prof_chip_t0, fe_prof_sample());
 	return smp_processor_id();
 }
 
@@ -221,7 +221,7 @@ void fe_kmod_chip_unlock(void *lock)
 {
 	if (this_cpu_read(fe_chip_held))
 		return;
-	fe_prof_end(FE_P_CHIP_HELD_NS, this_cpu_read(fe_prof_chip_t0));
+	fe_prof_end_sampled(FE_P_CHIP_HELD_NS, this_cpu_read(fe_prof_chip_t0));
 	fe_unlock(lock, FE_RANK_CHIP);
 }
 
@@ -368,7 +368,7 @@ struct fe_rx_ctx {
 /* A received skb to the stack from NAPI: GRO, or a SoftLRO aggregate past it. */
 static void fe_up(struct fe_eth *eth, struct sk_buff *skb)
 {
-	u64 t0 = fe_prof_start();
+	u64 t0 = fe_prof_sample();
 
 	if (skb_is_gso(skb)) {
 		/* A SoftLRO aggregate bypasses GRO: what GRO holds goes first, in order. */
@@ -378,7 +378,7 @@ static void fe_up(struct fe_eth *eth, struct sk_buff *skb)
 		napi_gro_receive(&eth->napi, skb);
 	}
 	fe_prof_add(FE_P_UP_FRAMES, 1);
-	fe_prof_end(FE_P_UP_NS, t0);
+	fe_prof_end_sampled(FE_P_UP_NS, t0);
 }
 
 /* Bytes of a large frame copied into the skb's linear part (its headers); the rest goes to pages. */
@@ -487,10 +487,10 @@ void fe_kmod_rx_page(void *ctx, u8 mac, void *page, u32 headroom, size_t len, bo
 		__skb_queue_tail(&c->q, skb);
 		return;
 	}
-	t0 = fe_prof_start();
+	t0 = fe_prof_sample();
 	napi_gro_receive(&c->eth->napi, skb);
 	fe_prof_add(FE_P_UP_FRAMES, 1);
-	fe_prof_end(FE_P_UP_NS, t0);
+	fe_prof_end_sampled(FE_P_UP_NS, t0);
 }
 
 void fe_kmod_peer_rx(void *ctx, u8 mac, const u8 *data, size_t len)
@@ -539,7 +539,7 @@ enum fe_batch { FE_BATCH_ACCESS, FE_BATCH_TX, FE_BATCH_CALL, FE_BATCH_POLL };
 /* EthTx::reclaim with tx_lock held (and the chip held for the call when `hold`): TX room. */
 static u32 fe_reclaim_locked(struct fe_eth *eth, bool hold)
 {
-	u64 t0 = fe_prof_start();
+	u64 t0 = fe_prof_sample();
 	u8 sect = fe_prof_enter(FE_S_RECLAIM);
 	bool held = fe_chip_hold(eth, hold);
 	u32 room = fe_rs_reclaim(eth->rs);
@@ -547,7 +547,7 @@ static u32 fe_reclaim_locked(struct fe_eth *eth, bool hold)
 	fe_chip_release(eth, held);
 	fe_prof_leave(sect);
 	fe_prof_add(FE_P_RECLAIMS, 1);
-	fe_prof_end(FE_P_RECLAIM_NS, t0);
+	fe_prof_end_sampled(FE_P_RECLAIM_NS, t0);
 	return room;
 }
 
@@ -567,7 +567,7 @@ static void fe_reclaim(struct fe_eth *eth)
  */
 static u32 fe_poll_rs(struct fe_eth *eth, u32 budget, struct fe_rx_ctx *ctx, bool zc, unsigned int mode)
 {
-	u64 t0 = fe_prof_start();
+	u64 t0 = fe_prof_sample();
 	u8 sect = fe_prof_enter(FE_S_RX_POLL);
 	bool held = fe_chip_hold(eth, mode == FE_BATCH_CALL);
 	struct sk_buff *skb;
@@ -581,7 +581,7 @@ static u32 fe_poll_rs(struct fe_eth *eth, u32 budget, struct fe_rx_ctx *ctx, boo
 		while ((skb = __skb_dequeue(&ctx->q)))
 			fe_up(eth, skb);
 	fe_prof_add(FE_P_RX_POLLS, 1);
-	fe_prof_end(FE_P_RX_POLL_NS, t0);
+	fe_prof_end_sampled(FE_P_RX_POLL_NS, t0);
 	return n;
 }
 
@@ -630,13 +630,13 @@ static int fe_napi_poll(struct napi_struct *napi, int budget)
 	each = READ_ONCE(reclaim_steps);
 	done = fe_poll_rs(eth, budget, &ctx, zc, mode);
 	while (done < budget) {
-		u64 t0 = fe_prof_start();
+		u64 t0 = fe_prof_sample();
 		u8 sect = fe_prof_enter(FE_S_STEP);
 
 		behind = fe_rs_step(eth->rs, now, &chip_ctx);
 		fe_prof_leave(sect);
 		fe_prof_add(FE_P_STEPS, 1);
-		fe_prof_end(FE_P_STEP_NS, t0);
+		fe_prof_end_sampled(FE_P_STEP_NS, t0);
 		/* What the step sent is reclaimed at once: the next step's pacing sees the TX ring
 		 * idle (and runs the whole way) only with a fresh count. */
 		if (each && whole)
@@ -680,7 +680,7 @@ static enum hrtimer_restart fe_tick(struct hrtimer *t)
 {
 	struct fe_eth *eth = container_of(t, struct fe_eth, timer);
 	struct fe_rx_ctx ctx = { .eth = eth };
-	u64 t0 = fe_prof_start();
+	u64 t0 = fe_prof_sample();
 	u8 sect = fe_prof_enter(FE_S_TICK);
 	u32 work = 0;
 
@@ -692,7 +692,7 @@ static enum hrtimer_restart fe_tick(struct hrtimer *t)
 	}
 	fe_prof_leave(sect);
 	fe_prof_add(FE_P_TICKS, 1);
-	fe_prof_end(FE_P_TICK_NS, t0);
+	fe_prof_end_sampled(FE_P_TICK_NS, t0);
 	/* Frames the peer net_devices received from their MAC's wire. */
 	fe_deliver_queued(&ctx);
 	if (work)
@@ -757,14 +757,14 @@ static netdev_tx_t fe_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	if (napi_cpu && napi_cpu - 1 != smp_processor_id())
 		atomic64_inc(&eth->xmit_napi_overlap);
 	atomic64_inc(&eth->xmit_on[fe_cpu_slot()]);
-	t0 = fe_prof_start();
+	t0 = fe_prof_sample();
 	sect = fe_prof_enter(FE_S_XMIT);
 	held = fe_chip_hold(eth, READ_ONCE(chip_batch) != 0);
 	r = fe_rs_xmit(eth->rs, p->mac, skb->data, skb->len, mss, csum, &room);
 	fe_chip_release(eth, held);
 	fe_prof_leave(sect);
 	fe_prof_add(FE_P_XMITS, 1);
-	fe_prof_end(FE_P_XMIT_NS, t0);
+	fe_prof_end_sampled(FE_P_XMIT_NS, t0);
 	/* The MACs share the TX ring: all stop when it runs low; NAPI's reclaim wakes them
 	 * (under this lock, so no wake-up is missed). */
 	if (room < FE_TX_STOP)

@@ -6,6 +6,7 @@
 DEFINE_PER_CPU(struct fe_prof_counters, fe_prof);
 DEFINE_PER_CPU(u64, fe_prof_chip_t0);
 DEFINE_PER_CPU(u8, fe_prof_sect);
+DEFINE_PER_CPU(u32, fe_prof_rng);
 
 bool fe_prof_on;
 module_param_named(prof, fe_prof_on, bool, 0644);

@@ -4,7 +4,10 @@
  * on its data paths (the chip lock, the simulator's sub-steps, NAPI's polls and reclaims, the
  * frames handed to the stack, xmit, the tick), shown after the glue's own in `ethtool -S`
  * (prefix `prof_`). Counts are always kept (a per-CPU add); the `_ns` figures only while the
- * module parameter `prof` is 1 (two clock reads per section). The guest divides the deltas of
+ * module parameter `prof` is 1: the rare sections (spinning for a contended lock) are timed
+ * every time, the hot ones (per frame, per lock hold) one in FE_PROF_EVERY picked at random
+ * and counted FE_PROF_EVERY times, so that two clock reads per section do not cost the guest
+ * a few percent of its instructions. The guest divides the deltas of
  * one iperf3 run by the frames it moved (scripts/kmod-test, KMOD-PROF lines): counts per frame
  * do not depend on how loaded the host is, and the time shares compare within one run.
  */
@@ -70,7 +73,13 @@ DECLARE_PER_CPU(u8, fe_prof_sect);
 extern bool fe_prof_on;
 extern const char fe_prof_names[FE_P_N][32];
 
-/* A section's start: the clock while `prof` is on, else 0 (nothing timed). */
+/* One hot section in this many is timed (a power of two). */
+#define FE_PROF_EVERY 16
+
+/* This CPU's xorshift32 state for picking the hot sections to time (never 0 once used). */
+DECLARE_PER_CPU(u32, fe_prof_rng);
+
+/* A rare section's start: the clock while `prof` is on, else 0 (nothing timed). */
 static inline u64 fe_prof_start(void)
 {
 	return READ_ONCE(fe_prof_on) ? ktime_get_ns() : 0;
@@ -86,6 +95,29 @@ static inline void fe_prof_end(enum fe_prof_id id, u64 t0)
 {
 	if (t0)
 		fe_prof_add(id, ktime_get_ns() - t0);
+}
+
+/* A hot section's start: the clock for one in FE_PROF_EVERY of them (at random, so no periodic
+ * pattern of sections can bias the pick) while `prof` is on, else 0. */
+static inline u64 fe_prof_sample(void)
+{
+	u32 x;
+
+	if (!READ_ONCE(fe_prof_on))
+		return 0;
+	x = this_cpu_read(fe_prof_rng) ?: 0x9e3779b9u;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	this_cpu_write(fe_prof_rng, x);
+	return (x & (FE_PROF_EVERY - 1)) ? 0 : ktime_get_ns();
+}
+
+/* Ends a section begun with fe_prof_sample: adds its time, scaled to the sections not timed. */
+static inline void fe_prof_end_sampled(enum fe_prof_id id, u64 t0)
+{
+	if (t0)
+		fe_prof_add(id, (ktime_get_ns() - t0) * FE_PROF_EVERY);
 }
 
 /* Enters section `sect`; returns the one to go back to (fe_prof_leave). */

@@ -75,6 +75,8 @@ pub(crate) struct Inner {
     pub(crate) wfq_service: [u64; QUEUES],
     /// Partial frame of a multi-descriptor TX.
     pub(crate) partial: Vec<u8>,
+    /// Frame buffers done with, for the next frames.
+    pub(crate) buffers: crate::buffers::FrameBuffers,
     pub(crate) in_reset: bool,
     pub(crate) tx_hung: bool,
     pub(crate) rx_stall_until: u64,
@@ -183,6 +185,7 @@ impl Sim {
                 min_next: [0; QUEUES],
                 wfq_service: [0; QUEUES],
                 partial: Vec::new(),
+                buffers: Default::default(),
                 in_reset: false,
                 tx_hung: false,
                 rx_stall_until: 0,
@@ -338,8 +341,10 @@ impl Sim {
     /// recorded as a violation.
     pub fn cpu_read_into(&self, addr: u64, out: &mut [u8]) -> Result<(), Violation> {
         let s = &mut *self.inner.borrow_mut();
-        let rings = s.rx_rings();
-        let rx = crate::ordering::RxRings { rings: &rings, ctrl: s.rx_done.0, done: s.rx_done.1 };
+        s.rx_rings();
+        // The cache is filled now; borrowed in place (no copy of the four rings per read).
+        let rings = s.rx_rings_seen.as_ref().map_or(&[][..], |r| &r[..]);
+        let rx = crate::ordering::RxRings { rings, ctrl: s.rx_done.0, done: s.rx_done.1 };
         if let Some(v) = s.cpu.read(&s.dma, rx, addr, out)? {
             s.violate(v);
         }
@@ -509,7 +514,7 @@ impl Sim {
             let w = s.sram.get(i);
             // Only a word with the done bit set can leave a read unordered (cheap test first).
             if let Some(addr) = s.sram.phys_of(offset).filter(|_| w & s.rx_done.1 != 0) {
-                let rings = s.rx_rings();
+                let rings = *s.rx_rings();
                 let rx = crate::ordering::RxRings { rings: &rings, ctrl: s.rx_done.0, done: s.rx_done.1 };
                 s.cpu.device_read(rx, addr, w);
             }
@@ -563,17 +568,16 @@ impl Inner {
     }
 
     /// RX rings as programmed: `(base, descriptors)` of PDMA rings 0..4.
-    fn rx_rings(&mut self) -> [(u64, u64); 4] {
-        if let Some(r) = self.rx_rings_seen {
-            return r;
+    fn rx_rings(&mut self) -> &[(u64, u64); 4] {
+        if self.rx_rings_seen.is_some() {
+            return self.rx_rings_seen.get_or_insert_default();
         }
         let pd = &self.soc.fe.pdma;
         let mut rings = [(0u64, 0u64); 4];
         for (k, r) in rings.iter_mut().enumerate().take(pd.rx_ptr.len()) {
             *r = (u64::from(self.fe(elem(pd.rx_ptr, k))), u64::from(self.fe(elem(pd.rx_cnt_cfg, k))));
         }
-        self.rx_rings_seen = Some(rings);
-        rings
+        self.rx_rings_seen.insert(rings)
     }
 
     /// Whether `offset` of `space` is a PDMA RX ring's base or size register.

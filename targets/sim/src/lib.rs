@@ -15,6 +15,7 @@
 
 extern crate alloc;
 
+mod buffers;
 pub mod capture;
 pub mod dma;
 #[cfg(feature = "driver")]

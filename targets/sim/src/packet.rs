@@ -132,8 +132,10 @@ fn sub(b: &[u8], off: usize, len: usize) -> Option<&[u8]> {
 pub fn ones_complement_sum(data: &[u8], initial: u32) -> u32 {
     // RFC 1071's byte-order independence: the data summed as little-endian 16-bit words gives
     // the byte-swapped sum of the big-endian words, so the bulk is read as whole 64-bit words
-    // and the result swapped once. 2^32 = 1 (mod 0xffff): a word's two 32-bit halves added into
-    // a 64-bit accumulator are congruent to its four 16-bit words, with no carry to catch.
+    // and the result swapped once. The words are added with end-around carry: in one's
+    // complement arithmetic modulo 2^64 - 1 a carry out of bit 63 is worth 1, so it goes into
+    // the next addition (`add_carry`, one add-with-carry instruction per word), and the
+    // sum modulo 2^64 - 1 folds to the 16-bit sum because 0xffff divides 2^64 - 1.
     // The words are read aligned (`pod_align_to`): the kernel module's target forbids unaligned
     // loads (strict-align, as the kernel's Rust does), where reading `[u8; 8]` at any address
     // takes eight byte loads. This sum runs for every frame the model checks or fills.
@@ -142,20 +144,40 @@ pub fn ones_complement_sum(data: &[u8], initial: u32) -> u32 {
     // lanes), at an odd offset its high byte.
     let lane = |at: usize, b: u8| u64::from(b) << (8 * (at & 1));
     let mut acc: u64 = head.iter().enumerate().map(|(i, &b)| lane(i, b)).sum();
-    let mid: u64 = words
-        .iter()
-        .map(|&w| {
-            let w = u64::from_le(w);
-            (w & 0xffff_ffff) + (w >> 32)
-        })
-        .sum();
+    let mid = fold(fold64(sum_words(words)));
     // The words' lanes start at `head.len()`: after an odd head they are swapped.
-    let mid = fold(fold64(mid));
     acc += u64::from(if head.len() % 2 == 1 { mid.swap_bytes() } else { mid });
     let at = head.len() + words.len() * 8;
     acc += tail.iter().enumerate().map(|(i, &b)| lane(at + i, b)).sum::<u64>();
     let le = fold(fold64(acc));
     u32::from(fold(u32::from(le.swap_bytes()) + initial))
+}
+
+/// `a + b + carry` and the carry out (compiles to one add-with-carry; `u64::carrying_add` is
+/// newer than the workspace's minimum Rust).
+#[inline(always)]
+fn add_carry(a: u64, b: u64, carry: bool) -> (u64, bool) {
+    let (s, c1) = a.overflowing_add(b);
+    let (s, c2) = s.overflowing_add(u64::from(carry));
+    (s, c1 | c2)
+}
+
+/// One's-complement (end-around carry) sum of little-endian 64-bit words, modulo 2^64 - 1.
+fn sum_words(words: &[u64]) -> u64 {
+    let (mut acc, mut carry) = (0u64, false);
+    let mut blocks = words.chunks_exact(8);
+    for block in &mut blocks {
+        // Eight words per round: the carry stays in the flags along the chain.
+        for &w in block {
+            (acc, carry) = add_carry(acc, u64::from_le(w), carry);
+        }
+    }
+    for &w in blocks.remainder() {
+        (acc, carry) = add_carry(acc, u64::from_le(w), carry);
+    }
+    // The last carry wraps around too; it cannot carry again (acc is then at most 2^64 - 2).
+    let (acc, c) = acc.overflowing_add(u64::from(carry));
+    acc + u64::from(c)
 }
 
 /// Folds a 64-bit sum of 32-bit words to at most 32 bits without changing it modulo 0xffff.
@@ -187,14 +209,19 @@ pub fn ipv4_header_checksum(header: &[u8]) -> u16 {
 
 /// One's-complement sum of the IPv4 pseudo-header (addresses, protocol, L4 length).
 pub fn pseudo_header_sum_v4(src: [u8; 4], dst: [u8; 4], protocol: u8, l4_len: u32) -> u32 {
-    let sum = ones_complement_sum(&dst, ones_complement_sum(&src, 0));
-    sum + u32::from(protocol) + (l4_len >> 16) + (l4_len & 0xffff)
+    let sum = be16_sum(&src) + be16_sum(&dst);
+    u32::from(fold(sum + u32::from(protocol) + (l4_len >> 16) + (l4_len & 0xffff)))
 }
 
 /// One's-complement sum of the IPv6 pseudo-header (addresses, upper-layer length, next header).
 pub fn pseudo_header_sum_v6(src: &[u8; 16], dst: &[u8; 16], protocol: u8, l4_len: u32) -> u32 {
-    let sum = ones_complement_sum(dst, ones_complement_sum(src, 0));
-    sum + u32::from(protocol) + (l4_len >> 16) + (l4_len & 0xffff)
+    let sum = be16_sum(src) + be16_sum(dst);
+    u32::from(fold(sum + u32::from(protocol) + (l4_len >> 16) + (l4_len & 0xffff)))
+}
+
+/// Plain sum of the big-endian 16-bit words of a short even-length array (an address), not folded.
+fn be16_sum<const N: usize>(bytes: &[u8; N]) -> u32 {
+    bytes.chunks_exact(2).map(|w| u32::from(u16::from_be_bytes([w[0], w[1]]))).sum()
 }
 
 /// TCP checksum of `segment` (header + payload) given its pseudo-header sum; the checksum field is treated as zero.
@@ -396,13 +423,13 @@ impl Parsed {
 
     /// IPv4 header checksum verdict: `None` when not IPv4.
     pub fn ipv4_checksum_ok(&self, frame: &[u8]) -> Option<bool> {
-        let ip = self.ip.filter(|ip| ip.version == 4)?;
+        let ip = self.ip.as_ref().filter(|ip| ip.version == 4)?;
         Some(fold(ones_complement_sum(sub(frame, self.l3_offset, ip.header_len)?, 0)) == 0xffff)
     }
 
     /// TCP/UDP checksum verdict: `None` when not TCP/UDP or a fragment; IPv4 UDP checksum 0 (absent) is `Some(true)`.
     pub fn l4_checksum_ok(&self, frame: &[u8]) -> Option<bool> {
-        let ip = self.ip.filter(|ip| !ip.fragment)?;
+        let ip = self.ip.as_ref().filter(|ip| !ip.fragment)?;
         let (protocol, len) = match (self.tcp, self.udp) {
             (Some(_), _) => (IPPROTO_TCP, ip.l4_len),
             (None, Some(u)) if u.checksum == 0 && ip.version == 4 => return Some(true),
@@ -1135,20 +1162,35 @@ fn fill_tcp_checksums(frame: &mut [u8], l3_offset: usize, ip: &IpInfo, l4_len: u
 /// FIN/PSH stay only on the last segment and CWR only on the first; IPv4 ids increment per segment.
 /// Output frames are not padded to `MIN_FRAME` (the MAC does that, see [`pad_to_min`]).
 pub fn tso_segment(frame: &[u8], mss: usize) -> Option<Vec<Vec<u8>>> {
-    let p = parse(frame)?;
-    let (ip, tcp) = (p.ip?, p.tcp?);
+    let mut out = Vec::new();
+    tso_segment_with(frame, mss, Vec::new, |f| out.push(f)).then_some(out)
+}
+
+/// [`tso_segment`] writing each segment into a buffer from `buffer` (empty, maybe with capacity:
+/// a reused one) and handing it to `out` in order; false (and nothing handed) where
+/// [`tso_segment`] gives `None`.
+pub fn tso_segment_with(
+    frame: &[u8],
+    mss: usize,
+    mut buffer: impl FnMut() -> Vec<u8>,
+    mut out: impl FnMut(Vec<u8>),
+) -> bool {
+    let Some(p) = parse(frame) else { return false };
+    let (Some(ip), Some(tcp)) = (p.ip, p.tcp) else { return false };
+    let (Some(headers), Some(payload)) = (frame.get(..p.payload_offset), sub(frame, p.payload_offset, p.payload_len))
+    else {
+        return false;
+    };
     if mss == 0 {
-        return None;
+        return false;
     }
-    let headers = frame.get(..p.payload_offset)?;
-    let payload = sub(frame, p.payload_offset, p.payload_len)?;
     let count = payload.len().div_ceil(mss).max(1);
-    let mut out = Vec::with_capacity(count);
     let mut offset = 0u32;
     for i in 0..count {
         let start = i * mss;
         let chunk = payload.get(start..payload.len().min(start.saturating_add(mss))).unwrap_or(&[]);
-        let mut f = Vec::with_capacity(headers.len() + chunk.len());
+        let mut f = buffer();
+        f.reserve(headers.len() + chunk.len());
         f.extend_from_slice(headers);
         f.extend_from_slice(chunk);
         let l4_len = tcp.header_len + chunk.len();
@@ -1169,7 +1211,7 @@ pub fn tso_segment(frame: &[u8], mss: usize) -> Option<Vec<Vec<u8>>> {
         write_at(&mut f, ip.l4_offset + 13, &[flags]);
         fill_tcp_checksums(&mut f, p.l3_offset, &ip, l4_len);
         offset = offset.wrapping_add(chunk.len() as u32);
-        out.push(f);
+        out(f);
     }
-    Some(out)
+    true
 }

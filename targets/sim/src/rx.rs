@@ -8,8 +8,13 @@ use fe_regs::Space;
 use fe_regs::descriptors::{DescriptorLayout, RxV1, RxV2};
 
 impl Inner {
-    /// GDMA + PDMA: a frame from MAC `mac`'s wire into RX ring 0.
+    /// GDMA + PDMA: a frame from MAC `mac`'s wire into RX ring 0; its buffer is reused.
     pub(crate) fn receive(&mut self, mac: usize, mut frame: Vec<u8>, has_fcs: bool) {
+        self.receive_in(mac, &mut frame, has_fcs);
+        self.buffers.give(frame);
+    }
+
+    fn receive_in(&mut self, mac: usize, frame: &mut Vec<u8>, has_fcs: bool) {
         let soc = self.soc;
         let fe = &soc.fe;
         // The MAC: FCS, runts, and frames longer than MCR's max_rx (FCS included).
@@ -26,7 +31,7 @@ impl Inner {
             return;
         }
         if has_fcs {
-            if !packet::fcs_ok(&frame) {
+            if !packet::fcs_ok(frame) {
                 count(self, mib.map(|m| m.rx_fcs_errors.offset()));
                 return;
             }
@@ -55,7 +60,7 @@ impl Inner {
             return;
         }
         if let Some(c) = self.macs[mac].capture_rx.as_mut() {
-            c.record(self.now, &frame);
+            c.record(self.now, frame);
         }
         if self.macs[mac].corrupt_next > 0 {
             self.macs[mac].corrupt_next -= 1;

@@ -103,11 +103,17 @@ impl Inner {
                 self.hang_tx();
                 return;
             }
-            if self.partial.is_empty() && !d.last {
-                // The first buffer of a scatter-gather frame (a GSO frame's head and page
-                // fragments): room for all of it at once, not a reallocation per fragment.
-                let total = self.frame_len_from(d).min(MAX_RESERVE);
-                self.partial.reserve_exact(total);
+            if self.partial.is_empty() {
+                // A frame's first buffer: gathered into a spare buffer, the large one for a
+                // scatter-gather frame (a GSO frame's head and page fragments) with room for
+                // all of it at once, not a reallocation per fragment.
+                let spare = if d.last { self.buffers.small() } else { self.buffers.large() };
+                let old = core::mem::replace(&mut self.partial, spare);
+                self.buffers.give(old);
+                if !d.last {
+                    let total = self.frame_len_from(d).min(MAX_RESERVE);
+                    self.partial.reserve_exact(total);
+                }
             }
             match self.dma.read(u64::from(d.addr), d.len) {
                 Ok(b) => self.partial.extend_from_slice(b),
@@ -169,9 +175,12 @@ impl Inner {
         if d.tso {
             // The MSS travels in the TCP checksum field of a TSO frame.
             let mss = packet::parse(&frame).and_then(|p| p.tcp_checksum_field()).unwrap_or(0) as usize;
-            match packet::tso_segment(&frame, mss) {
-                Some(segments) => segments.into_iter().for_each(|f| self.queues.push(q, mac, f)),
-                None => self.queues.push(q, mac, frame),
+            let (buffers, queues) = (&mut self.buffers, &mut self.queues);
+            if packet::tso_segment_with(&frame, mss, || buffers.small(), |f| queues.push(q, mac, f)) {
+                // Cut into segments: the gathered frame's buffer holds the next one.
+                self.buffers.give(frame);
+            } else {
+                self.queues.push(q, mac, frame);
             }
         } else {
             if d.chksum {

@@ -148,6 +148,20 @@ fn rfc1071_sum_example() {
 }
 
 #[test]
+fn sum_carries_wrap_around_at_every_length() {
+    // All-ones and near-all-ones words carry out of every 64-bit addition: each carry is worth 1.
+    for fill in [0xffu8, 0xfe, 0x80] {
+        let data = vec![fill; 700];
+        for len in 0..data.len() {
+            for start in 0..8.min(data.len() - len) {
+                let d = &data[start..start + len];
+                assert_eq!(fold(ones_complement_sum(d, 0)), naive_sum(d), "fill {fill:#x} len {len} at {start}");
+            }
+        }
+    }
+}
+
+#[test]
 fn pseudo_headers_match_explicit_bytes() {
     let (s, d) = ([10, 0, 0, 1], [10, 0, 0, 2]);
     let explicit = [10, 0, 0, 1, 10, 0, 0, 2, 0, 6, 0x05, 0xdc];
