@@ -250,6 +250,14 @@ impl<M: Relocate> BlockArray<M> {
     pub fn at(&self, i: usize) -> Option<M> {
         (i < self.len as usize).then(|| self.first.relocate(self.stride * i as u32, INSIDE))
     }
+    /// One register (or register array) of block `i`, picked by `reg` from the block's map,
+    /// without relocating the whole block (a MIB block has dozens of registers); `None` when
+    /// `i` is out of range. `mib.pick(1, |m| m.rx_packets)` is `mib.at(1).map(|m| m.rx_packets)`.
+    #[inline(always)]
+    #[must_use]
+    pub fn pick<R: Relocate>(&self, i: usize, reg: impl FnOnce(&M) -> R) -> Option<R> {
+        (i < self.len as usize).then(|| reg(&self.first).relocate(self.stride * i as u32, INSIDE))
+    }
 }
 
 /// A register reached through a bus: `read`, `write`, `modify` as its access kind allows.

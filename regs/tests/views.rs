@@ -58,3 +58,20 @@ fn a_block_binds_on_its_own() {
         assert_eq!(q.ctx_ptr().offset(), info.fe.qdma.ctx_ptr.offset() as usize, "{}", info.name);
     }
 }
+
+#[test]
+fn picking_one_register_of_a_block_is_the_block_relocated() {
+    for info in SOCS {
+        let m = &info.fe;
+        for i in 0..=m.mib.len() {
+            let whole = m.mib.at(i).map(|b| (b.rx_packets.offset(), b.tx_bytes_hi.offset()));
+            let picked = m.mib.pick(i, |b| b.rx_packets).zip(m.mib.pick(i, |b| b.tx_bytes_hi));
+            assert_eq!(picked.map(|(a, b)| (a.offset(), b.offset())), whole, "{} mib[{i}]", info.name);
+        }
+        for i in 0..=m.gdma.len() {
+            let want = m.gdma.at(i).map(|b| b.fwd_cfg.offset());
+            assert_eq!(m.gdma.pick(i, |b| b.fwd_cfg).map(|r| r.offset()), want, "{} gdma[{i}]", info.name);
+        }
+        assert!(m.mac.pick(usize::MAX, |b| b.mcr).is_none(), "{}: out of range", info.name);
+    }
+}

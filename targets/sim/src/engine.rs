@@ -128,6 +128,16 @@ impl Bus for SimBus<'_> {
 }
 
 /// Offset of a register.
+/// The offset of register `$reg` of block `$i` of the arrayed blocks `$blocks` (e.g.
+/// `reg_of!(fe.mib, mac, rx_packets)`), if there is that block: one register relocated, not
+/// the whole block (a MIB block has dozens), on paths that run per frame.
+macro_rules! reg_of {
+    ($blocks:expr, $i:expr, $reg:ident) => {
+        $blocks.pick($i, |b| b.$reg).map(|r| r.offset())
+    };
+}
+pub(crate) use reg_of;
+
 pub(crate) fn off<T: Copy, A>(r: fe_regs::bus::RegSpec<T, A>) -> u32 {
     r.offset()
 }

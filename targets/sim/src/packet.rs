@@ -423,20 +423,17 @@ impl Parsed {
 
     /// IPv4 header checksum verdict: `None` when not IPv4.
     pub fn ipv4_checksum_ok(&self, frame: &[u8]) -> Option<bool> {
-        let ip = self.ip.as_ref().filter(|ip| ip.version == 4)?;
-        Some(fold(ones_complement_sum(sub(frame, self.l3_offset, ip.header_len)?, 0)) == 0xffff)
+        self.ip_view()?.ipv4_checksum_ok(frame)
+    }
+
+    /// The IP part of this parse (see [`parse_ip`]).
+    pub fn ip_view(&self) -> Option<IpView> {
+        Some(IpView { l3_offset: self.l3_offset, ip: self.ip? })
     }
 
     /// TCP/UDP checksum verdict: `None` when not TCP/UDP or a fragment; IPv4 UDP checksum 0 (absent) is `Some(true)`.
     pub fn l4_checksum_ok(&self, frame: &[u8]) -> Option<bool> {
-        let ip = self.ip.as_ref().filter(|ip| !ip.fragment)?;
-        let (protocol, len) = match (self.tcp, self.udp) {
-            (Some(_), _) => (IPPROTO_TCP, ip.l4_len),
-            (None, Some(u)) if u.checksum == 0 && ip.version == 4 => return Some(true),
-            (None, Some(u)) => (IPPROTO_UDP, usize::from(u.length)),
-            (None, None) => return None,
-        };
-        Some(l4_segment_ok(ip.pseudo_header_sum(protocol, len), sub(frame, ip.l4_offset, len)?))
+        self.ip_view()?.l4_checksum_ok(frame)
     }
 }
 
@@ -444,16 +441,7 @@ impl Parsed {
 pub fn parse(frame: &[u8]) -> Option<Parsed> {
     let dst_mac = arr(frame, 0)?;
     let src_mac = arr(frame, 6)?;
-    let mut off = 12;
-    let mut ethertype = rd16(frame, off)?;
-    let (mut vlan, mut inner_vlan) = (None, None);
-    while matches!(ethertype, ETHERTYPE_VLAN | ETHERTYPE_QINQ) && inner_vlan.is_none() {
-        let tag = Some(VlanTag { tpid: ethertype, tci: rd16(frame, off + 2)? });
-        *(if vlan.is_none() { &mut vlan } else { &mut inner_vlan }) = tag;
-        off += VLAN_TAG;
-        ethertype = rd16(frame, off)?;
-    }
-    let l3_offset = off + 2;
+    let ([vlan, inner_vlan], ethertype, l3_offset) = ethernet(frame)?;
     let mut p = Parsed {
         dst_mac,
         src_mac,
@@ -467,11 +455,7 @@ pub fn parse(frame: &[u8]) -> Option<Parsed> {
         payload_offset: l3_offset,
         payload_len: frame.len().saturating_sub(l3_offset),
     };
-    p.ip = match ethertype {
-        ETHERTYPE_IPV4 => parse_ipv4(frame, l3_offset),
-        ETHERTYPE_IPV6 => parse_ipv6(frame, l3_offset),
-        _ => None,
-    };
+    p.ip = parse_l3(frame, ethertype, l3_offset);
     let Some(ip) = p.ip else { return Some(p) };
     (p.payload_offset, p.payload_len) = (ip.l4_offset, ip.l4_len);
     let seg = sub(frame, ip.l4_offset, ip.l4_len).unwrap_or(&[]);
@@ -492,6 +476,75 @@ pub fn parse(frame: &[u8]) -> Option<Parsed> {
         _ => {}
     }
     Some(p)
+}
+
+/// The Ethernet header's VLAN tags (outer, inner), the ethertype after them and the L3 offset;
+/// `None` when the header or a tag is truncated.
+fn ethernet(frame: &[u8]) -> Option<([Option<VlanTag>; 2], u16, usize)> {
+    let mut off = 12;
+    let mut ethertype = rd16(frame, off)?;
+    let mut tags = [None, None];
+    while matches!(ethertype, ETHERTYPE_VLAN | ETHERTYPE_QINQ) && tags[1].is_none() {
+        let tag = Some(VlanTag { tpid: ethertype, tci: rd16(frame, off + 2)? });
+        tags[usize::from(tags[0].is_some())] = tag;
+        off += VLAN_TAG;
+        ethertype = rd16(frame, off)?;
+    }
+    Some((tags, ethertype, off + 2))
+}
+
+/// The IP header at `l3` for `ethertype`; `None` when not IPv4/IPv6 or malformed.
+fn parse_l3(frame: &[u8], ethertype: u16, l3: usize) -> Option<IpInfo> {
+    match ethertype {
+        ETHERTYPE_IPV4 => parse_ipv4(frame, l3),
+        ETHERTYPE_IPV6 => parse_ipv6(frame, l3),
+        _ => None,
+    }
+}
+
+/// Where a frame's IP packet is: the part of [`parse`] the receive path's checksum verdicts
+/// need, without the TCP or UDP header parsed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IpView {
+    /// Offset of the L3 header.
+    pub l3_offset: usize,
+    /// IP facts.
+    pub ip: IpInfo,
+}
+
+/// Parses a frame's Ethernet and IP headers only; `None` when not well-formed IPv4 or IPv6.
+pub fn parse_ip(frame: &[u8]) -> Option<IpView> {
+    let (_, ethertype, l3_offset) = ethernet(frame)?;
+    Some(IpView { l3_offset, ip: parse_l3(frame, ethertype, l3_offset)? })
+}
+
+impl IpView {
+    /// IPv4 header checksum verdict: `None` when not IPv4.
+    pub fn ipv4_checksum_ok(&self, frame: &[u8]) -> Option<bool> {
+        if self.ip.version != 4 {
+            return None;
+        }
+        Some(fold(ones_complement_sum(sub(frame, self.l3_offset, self.ip.header_len)?, 0)) == 0xffff)
+    }
+
+    /// TCP/UDP checksum verdict: `None` when not TCP/UDP, a fragment, or a malformed TCP/UDP
+    /// header; IPv4 UDP checksum 0 (absent) is `Some(true)`.
+    pub fn l4_checksum_ok(&self, frame: &[u8]) -> Option<bool> {
+        let ip = &self.ip;
+        if ip.fragment {
+            return None;
+        }
+        let seg = sub(frame, ip.l4_offset, ip.l4_len).unwrap_or(&[]);
+        let (protocol, len) = match ip.protocol {
+            IPPROTO_TCP => tcp_header_len(seg).map(|_| (IPPROTO_TCP, ip.l4_len))?,
+            IPPROTO_UDP => match udp_fields(seg)? {
+                (_, 0) if ip.version == 4 => return Some(true),
+                (length, _) => (IPPROTO_UDP, usize::from(length)),
+            },
+            _ => return None,
+        };
+        Some(l4_segment_ok(ip.pseudo_header_sum(protocol, len), sub(frame, ip.l4_offset, len)?))
+    }
 }
 
 fn parse_ipv4(frame: &[u8], l3: usize) -> Option<IpInfo> {
@@ -573,11 +626,14 @@ fn parse_ipv6(frame: &[u8], l3: usize) -> Option<IpInfo> {
     })
 }
 
-fn parse_tcp(seg: &[u8]) -> Option<TcpInfo> {
+/// A TCP segment's header length, if the header is well-formed (20 bytes or more, inside the segment).
+fn tcp_header_len(seg: &[u8]) -> Option<usize> {
     let header_len = usize::from(rd8(seg, 12)? >> 4) * 4;
-    if header_len < 20 || header_len > seg.len() {
-        return None;
-    }
+    (20..=seg.len()).contains(&header_len).then_some(header_len)
+}
+
+fn parse_tcp(seg: &[u8]) -> Option<TcpInfo> {
+    let header_len = tcp_header_len(seg)?;
     let mut options = TcpOptions::default();
     let opts = seg.get(20..header_len)?;
     let mut i = 0;
@@ -614,12 +670,16 @@ fn parse_tcp(seg: &[u8]) -> Option<TcpInfo> {
     })
 }
 
-fn parse_udp(seg: &[u8]) -> Option<UdpInfo> {
+/// A UDP datagram's length and checksum fields, if the header is well-formed (length 8 or
+/// more, inside the segment).
+fn udp_fields(seg: &[u8]) -> Option<(u16, u16)> {
     let length = rd16(seg, 4)?;
-    if usize::from(length) < 8 || usize::from(length) > seg.len() {
-        return None;
-    }
-    Some(UdpInfo { src_port: rd16(seg, 0)?, dst_port: rd16(seg, 2)?, length, checksum: rd16(seg, 6)? })
+    (8..=seg.len()).contains(&usize::from(length)).then_some((length, rd16(seg, 6)?))
+}
+
+fn parse_udp(seg: &[u8]) -> Option<UdpInfo> {
+    let (length, checksum) = udp_fields(seg)?;
+    Some(UdpInfo { src_port: rd16(seg, 0)?, dst_port: rd16(seg, 2)?, length, checksum })
 }
 
 /// IPv4 header checksum verdict of a frame: `None` when it is not a well-formed IPv4 frame.

@@ -1,6 +1,6 @@
 //! GDMA and PDMA RX: frames from a MAC's wire, checked as GDMA is told, into RX ring 0.
 
-use crate::engine::{Inner, elem, off};
+use crate::engine::{Inner, elem, off, reg_of};
 use crate::packet;
 use crate::violation::Violation;
 use alloc::vec::Vec;
@@ -18,7 +18,6 @@ impl Inner {
         let soc = self.soc;
         let fe = &soc.fe;
         // The MAC: FCS, runts, and frames longer than MCR's max_rx (FCS included).
-        let mib = fe.mib.at(mac);
         let count = |s: &mut Self, off: Option<u32>| {
             s.stats.rx_dropped += 1;
             if let Some(o) = off {
@@ -32,13 +31,13 @@ impl Inner {
         }
         if has_fcs {
             if !packet::fcs_ok(frame) {
-                count(self, mib.map(|m| m.rx_fcs_errors.offset()));
+                count(self, reg_of!(fe.mib, mac, rx_fcs_errors));
                 return;
             }
             frame.truncate(frame.len().saturating_sub(4));
         }
-        let max_rx = fe.mac.at(mac).map_or(1518, |m| {
-            match fe_regs::values::MacMcr(self.fe(m.mcr.offset())).max_rx().to_bits() {
+        let max_rx = reg_of!(fe.mac, mac, mcr).map_or(1518, |mcr| {
+            match fe_regs::values::MacMcr(self.fe(mcr)).max_rx().to_bits() {
                 0 => 1518,
                 1 => 1536,
                 2 => 1552,
@@ -46,7 +45,7 @@ impl Inner {
             }
         });
         if frame.len() < packet::MIN_FRAME {
-            count(self, mib.map(|m| m.rx_short_errors.offset()));
+            count(self, reg_of!(fe.mib, mac, rx_short_errors));
             return;
         }
         // Tags do not count against the limit: 4 bytes per VLAN tag, and the switch's tag.
@@ -56,7 +55,7 @@ impl Inner {
         let allowance =
             4 * (usize::from(tagged) + usize::from(vlan(first)) + usize::from(vlan(first) && vlan(first + 4)));
         if frame.len() + 4 > max_rx + allowance {
-            count(self, mib.map(|m| m.rx_long_errors.offset()));
+            count(self, reg_of!(fe.mib, mac, rx_long_errors));
             return;
         }
         if let Some(c) = self.macs[mac].capture_rx.as_mut() {
@@ -69,9 +68,9 @@ impl Inner {
             }
         }
         let frame = &frame[..];
-        let mcr = fe.mac.at(mac).map_or(0, |m| self.fe(m.mcr.offset()));
-        let Some(gdma) = fe.gdma.at(mac) else { return };
-        let fwd = self.fe(gdma.fwd_cfg.offset());
+        let mcr = reg_of!(fe.mac, mac, mcr).map_or(0, |o| self.fe(o));
+        let Some(fwd_cfg) = reg_of!(fe.gdma, mac, fwd_cfg) else { return };
+        let fwd = self.fe(fwd_cfg);
         if self.in_reset
             || mcr & (1 << 13) == 0
             || mcr & 1 == 0
@@ -87,8 +86,8 @@ impl Inner {
         let drx = self.fe(elem(fe.pdma.pdrx_ptr, 0));
         if size == 0 || drx == calc || self.now < self.rx_stall_until {
             self.stats.rx_ring_full += 1;
-            if let Some(m) = mib {
-                self.regs.add(Space::Fe, m.rx_overflow.offset(), 1);
+            if let Some(o) = reg_of!(fe.mib, mac, rx_overflow) {
+                self.regs.add(Space::Fe, o, 1);
             }
             return;
         }
@@ -102,33 +101,29 @@ impl Inner {
         };
         // Checksum checks, only for what GDMA is told to check.
         let (ics, tcs, ucs) = (fwd & (1 << 22) != 0, fwd & (1 << 21) != 0, fwd & (1 << 20) != 0);
-        let parsed = packet::parse(frame);
         let mut l4_valid = false;
         let mut csum_error = false;
-        if let Some(p) = &parsed {
+        if let Some(p) = packet::parse_ip(frame) {
             let ip_ok = p.ipv4_checksum_ok(frame).unwrap_or(true);
-            let checked = match p.l4_protocol() {
-                Some(6) => tcs,
-                Some(17) => ucs,
+            let checked = match p.ip.protocol {
+                packet::IPPROTO_TCP => tcs,
+                packet::IPPROTO_UDP => ucs,
                 _ => false,
             };
             if checked {
                 match p.l4_checksum_ok(frame) {
-                    Some(true) => l4_valid = !p.is_ipv4() || !ics || ip_ok,
+                    Some(true) => l4_valid = p.ip.version != 4 || !ics || ip_ok,
                     Some(false) => csum_error = true,
                     None => {}
                 }
             }
-            if ics && p.is_ipv4() && !ip_ok {
+            if ics && p.ip.version == 4 && !ip_ok {
                 csum_error = true;
                 l4_valid = false;
             }
         }
         if self.lro_offer(mac, frame, l4_valid) {
-            if let Some(m) = mib {
-                self.regs.add(Space::Fe, m.rx_packets.offset(), 1);
-                self.regs.add64(Space::Fe, m.rx_bytes.offset(), m.rx_bytes_hi.offset(), frame.len() as u32);
-            }
+            self.count_received(mac, frame.len(), false);
             return;
         }
         // The two RX layouts have the same field names at different bits; one body serves both.
@@ -160,8 +155,8 @@ impl Inner {
         let (buf_addr, buf_len, new_words) = written;
         if frame.len() > buf_len {
             self.stats.rx_dropped += 1;
-            if let Some(m) = mib {
-                self.regs.add(Space::Fe, m.rx_long_errors.offset(), 1);
+            if let Some(o) = reg_of!(fe.mib, mac, rx_long_errors) {
+                self.regs.add(Space::Fe, o, 1);
             }
             return;
         }
@@ -176,12 +171,20 @@ impl Inner {
         self.regs.set(Space::Fe, elem(fe.pdma.pdrx_ptr, 0), (drx + 1) % size);
         self.complete(crate::moderation::Dir::Rx);
         self.stats.rx_frames += 1;
-        if let Some(m) = mib {
-            self.regs.add(Space::Fe, m.rx_packets.offset(), 1);
-            self.regs.add64(Space::Fe, m.rx_bytes.offset(), m.rx_bytes_hi.offset(), frame.len() as u32);
-            if csum_error {
-                self.regs.add(Space::Fe, m.rx_checksum_errors.offset(), 1);
-            }
+        self.count_received(mac, frame.len(), csum_error);
+    }
+
+    /// MAC `mac`'s MIB counts a frame of `len` bytes received (and a checksum error).
+    fn count_received(&mut self, mac: usize, len: usize, csum_error: bool) {
+        let mib = &self.soc.fe.mib;
+        if let (Some(packets), Some(lo), Some(hi)) =
+            (reg_of!(mib, mac, rx_packets), reg_of!(mib, mac, rx_bytes), reg_of!(mib, mac, rx_bytes_hi))
+        {
+            self.regs.add(Space::Fe, packets, 1);
+            self.regs.add64(Space::Fe, lo, hi, len as u32);
+        }
+        if let Some(o) = reg_of!(mib, mac, rx_checksum_errors).filter(|_| csum_error) {
+            self.regs.add(Space::Fe, o, 1);
         }
     }
 }

@@ -1,6 +1,6 @@
 //! QDMA TX: descriptors to per-queue buffers, queues to the MAC wires through the shaper.
 
-use crate::engine::{DEFAULT_FQ_FRAMES, Inner, QUEUES, off};
+use crate::engine::{DEFAULT_FQ_FRAMES, Inner, QUEUES, off, reg_of};
 use crate::packet;
 use crate::violation::Violation;
 use alloc::vec::Vec;
@@ -237,7 +237,7 @@ impl Inner {
         let Some((mac, frame)) = self.queues.pop(q) else { return false };
         self.rr = (q + 1) % QUEUES;
         self.now = t;
-        let mcr = self.soc.fe.mac.at(mac).map_or(0, |m| self.fe(m.mcr.offset()));
+        let mcr = reg_of!(self.soc.fe.mac, mac, mcr).map_or(0, |o| self.fe(o));
         if mcr & (1 << 14) == 0 || mcr & 1 == 0 || !self.macs[mac].link_up || !self.path_open(mac) {
             self.stats.tx_dropped += 1;
             self.pump_tx();
@@ -276,14 +276,17 @@ impl Inner {
                 }
                 let pauses = sw.pause_frames - before;
                 self.stats.pause_frames += pauses;
-                if let Some(mib) = self.soc.fe.mib.at(mac) {
-                    self.regs.add(Space::Fe, mib.rx_flow_control_packets.offset(), pauses as u32);
+                if let Some(o) = reg_of!(self.soc.fe.mib, mac, rx_flow_control_packets) {
+                    self.regs.add(Space::Fe, o, pauses as u32);
                 }
             }
         }
-        if let Some(mib) = self.soc.fe.mib.at(mac) {
-            self.regs.add(Space::Fe, mib.tx_packets.offset(), 1);
-            self.regs.add64(Space::Fe, mib.tx_bytes.offset(), mib.tx_bytes_hi.offset(), len);
+        let mib = &self.soc.fe.mib;
+        if let (Some(packets), Some(lo), Some(hi)) =
+            (reg_of!(mib, mac, tx_packets), reg_of!(mib, mac, tx_bytes), reg_of!(mib, mac, tx_bytes_hi))
+        {
+            self.regs.add(Space::Fe, packets, 1);
+            self.regs.add64(Space::Fe, lo, hi, len);
         }
         self.pump_tx();
         true

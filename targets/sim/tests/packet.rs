@@ -649,11 +649,16 @@ fn seeds() -> Vec<Vec<u8>> {
 fn exercise(f: &[u8], mss: usize) {
     let p = parse(f);
     let _ = (l4_checksum_ok(f), ipv4_checksum_ok(f), is_oversize(f), fcs_ok(f), crc32_ieee(f));
+    // The receive path's parse of the IP layer only is the full parse's IP layer.
+    assert_eq!(parse_ip(f), p.and_then(|p| p.ip_view()));
     let mut g = f.to_vec();
     let inserted = insert_checksums(&mut g);
     assert_eq!(inserted, p.is_some_and(|p| p.ip.is_some()));
     if let Some(q) = parse(&g) {
         assert_eq!(Some(q), p.map(|p| Parsed { tcp: q.tcp, udp: q.udp, ..p }));
+        // A verdict exactly where the full parse found a TCP or UDP header.
+        let verdict = parse_ip(&g).and_then(|v| v.l4_checksum_ok(&g));
+        assert_eq!(verdict.is_some(), q.tcp.is_some() || q.udp.is_some());
         if q.tcp.is_some() || q.udp.is_some() {
             assert_eq!(q.l4_checksum_ok(&g), Some(true));
             assert!(naive_l4_ok(&q, &g));
