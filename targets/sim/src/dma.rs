@@ -140,6 +140,15 @@ impl DmaMemory {
         Ok(w)
     }
 
+    /// Reads `out.len()` little-endian words at `addr`.
+    pub fn read_words_into(&self, addr: u64, out: &mut [u32]) -> Result<(), Violation> {
+        let b = self.read(addr, 4 * out.len())?;
+        for (w, c) in out.iter_mut().zip(b.chunks_exact(4)) {
+            *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+        Ok(())
+    }
+
     /// Writes `N` words little-endian at `addr`.
     pub fn write_words<const N: usize>(&mut self, addr: u64, words: &[u32; N]) -> Result<(), Violation> {
         let r = self.range(addr, 4 * N)?;

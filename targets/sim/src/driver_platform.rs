@@ -51,6 +51,9 @@ impl DmaMemory for SimPlatform<'_> {
     fn dma_write(&self, addr: u64, data: &[u8]) -> Result<(), DmaError> {
         self.0.cpu_write(addr, data).map_err(|_| DmaError::new(addr, data.len()))
     }
+    fn dma_read_words(&self, addr: u64, out: &mut [u32]) -> Result<(), DmaError> {
+        self.0.cpu_read_words(addr, out).map_err(|_| DmaError::new(addr, 4 * out.len()))
+    }
 }
 
 impl Clock for SimPlatform<'_> {

@@ -361,6 +361,19 @@ impl Sim {
         Ok(())
     }
 
+    /// [`Sim::cpu_read_into`] of little-endian 32-bit words (descriptors): the same view and
+    /// checks, without going through bytes.
+    pub fn cpu_read_words(&self, addr: u64, out: &mut [u32]) -> Result<(), Violation> {
+        let s = &mut *self.inner.borrow_mut();
+        s.rx_rings();
+        let rings = s.rx_rings_seen.as_ref().map_or(&[][..], |r| &r[..]);
+        let rx = crate::ordering::RxRings { rings, ctrl: s.rx_done.0, done: s.rx_done.1 };
+        if let Some(v) = s.cpu.read_words(&s.dma, rx, addr, out)? {
+            s.violate(v);
+        }
+        Ok(())
+    }
+
     /// The CPU's DMA write barrier: its buffered writes reach memory.
     pub fn dma_wmb(&self) {
         let s = &mut *self.inner.borrow_mut();

@@ -108,15 +108,48 @@ impl CpuView {
                 }
             }
         }
-        // Reading done words (of one descriptor after another, as a teardown does) orders
-        // nothing and needs no barrier; any other read after a set done bit does.
-        if let (4, Some(desc)) = (out.len(), rx.done_word(addr)) {
-            let w = u32::from_le_bytes([out[0], out[1], out[2], out[3]]);
-            if w & rx.done != 0 {
+        let first = out.first_chunk::<4>().map_or(0, |w| u32::from_le_bytes(*w));
+        Ok(self.ordered(rx, addr, out.len(), first))
+    }
+
+    /// [`CpuView::read`] of little-endian words (a descriptor, a done word): no byte copies
+    /// unless one of the CPU's pending writes overlaps them.
+    pub(crate) fn read_words(
+        &mut self,
+        mem: &DmaMemory,
+        rx: RxRings<'_>,
+        addr: u64,
+        out: &mut [u32],
+    ) -> Result<Option<Violation>, Violation> {
+        let len = out.len() * 4;
+        let end = addr + len as u64;
+        if addr < self.span.1 && self.span.0 < end {
+            // The CPU's own writes on top: through bytes, a descriptor at a time.
+            let mut v = None;
+            for (k, chunk) in out.chunks_mut(8).enumerate() {
+                let mut bytes = [0u8; 32];
+                let buf = &mut bytes[..chunk.len() * 4];
+                v = v.or(self.read(mem, rx, addr + 32 * k as u64, buf)?);
+                for (w, c) in chunk.iter_mut().zip(buf.chunks_exact(4)) {
+                    *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                }
+            }
+            return Ok(v);
+        }
+        mem.read_words_into(addr, out)?;
+        Ok(self.ordered(rx, addr, len, out.first().copied().unwrap_or(0)))
+    }
+
+    /// The read-ordering check of a CPU read of `len` bytes at `addr` whose first word is
+    /// `first`: reading done words (of one descriptor after another, as a teardown does)
+    /// orders nothing and needs no barrier; any other read after a set done bit does.
+    fn ordered(&mut self, rx: RxRings<'_>, addr: u64, len: usize, first: u32) -> Option<Violation> {
+        if let (4, Some(desc)) = (len, rx.done_word(addr)) {
+            if first & rx.done != 0 {
                 self.unordered = Some(desc);
             }
-            return Ok(None);
+            return None;
         }
-        Ok(self.unordered.take().map(|desc| Violation::ReadBeforeBarrier { desc, addr }))
+        self.unordered.take().map(|desc| Violation::ReadBeforeBarrier { desc, addr })
     }
 }
