@@ -70,9 +70,10 @@ MODULE_PARM_DESC(zerocopy, "receive into pool pages that go up as skbs (read at 
 static uint tick_us = 500;
 module_param(tick_us, uint, 0444);
 MODULE_PARM_DESC(tick_us, "simulator tick: how often the hrtimer advances simulated time and schedules NAPI (us)");
-static uint chip_batch;
+/* FE_BATCH_CALL (enum fe_batch below): one hold per xmit, reclaim and RX poll. */
+static uint chip_batch = 2;
 module_param(chip_batch, uint, 0644);
-MODULE_PARM_DESC(chip_batch, "chip lock holds: 0 one per register or DMA access; 1 one per xmit and reclaim, RX per access; 2 one per xmit, reclaim and RX poll (frames go up after the poll's chip work); 3 the whole NAPI poll under tx_lock and the chip, as the single-lock module did (read at every call)");
+MODULE_PARM_DESC(chip_batch, "chip lock holds: 0 one per register or DMA access; 1 one per xmit and reclaim, RX per access; 2 (default) one per xmit, reclaim and RX poll (frames go up after the poll's chip work); 3 the whole NAPI poll under tx_lock and the chip, as the single-lock module did (read at every call)");
 static bool reclaim_steps = true;
 module_param(reclaim_steps, bool, 0644);
 MODULE_PARM_DESC(reclaim_steps, "NAPI reclaims TX after every simulator sub-step (0: once per poll; read at every poll)");
