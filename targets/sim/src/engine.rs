@@ -71,8 +71,6 @@ pub(crate) struct Inner {
     pub(crate) shaper_next: [u64; QUEUES],
     /// Per queue: time after which the queue is below its min rate again.
     pub(crate) min_next: [u64; QUEUES],
-    /// Per queue: service received, scaled by 1/weight (WFQ).
-    pub(crate) wfq_service: [u64; QUEUES],
     /// Partial frame of a multi-descriptor TX.
     pub(crate) partial: Vec<u8>,
     /// Frame buffers done with, for the next frames.
@@ -193,7 +191,6 @@ impl Sim {
                 queues: Default::default(),
                 shaper_next: [0; QUEUES],
                 min_next: [0; QUEUES],
-                wfq_service: [0; QUEUES],
                 partial: Vec::new(),
                 buffers: Default::default(),
                 in_reset: false,
@@ -766,7 +763,6 @@ impl Inner {
         self.tx_hung = false;
         self.shaper_next = [0; QUEUES];
         self.min_next = [0; QUEUES];
-        self.wfq_service = [0; QUEUES];
         for mac in 0..self.macs.len() {
             self.update_msr(mac);
         }

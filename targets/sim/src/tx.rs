@@ -227,7 +227,7 @@ impl Inner {
                     continue;
                 }
                 let below_min = self.min_rate_and_weight(q).0.is_some() && t >= self.min_next[q];
-                let key = (t, !below_min, self.wfq_service[q]);
+                let key = (t, !below_min, self.queues.service(q));
                 if best.is_none_or(|(bk, _)| key < bk) {
                     best = Some((key, q));
                 }
@@ -252,16 +252,9 @@ impl Inner {
         if let Some(kbps) = min {
             self.min_next[q] = self.min_next[q].max(t) + (bits * 1_000_000).div_ceil(kbps);
         }
-        // Weighted service: a queue's share of a busy MAC is proportional to its weight. Keep the
-        // counters of idle queues from falling behind (they would otherwise take over later).
-        let floor =
-            (0..QUEUES).filter(|&k| self.queues.holds(k) || k == q).map(|k| self.wfq_service[k]).min().unwrap_or(0);
-        for k in 0..QUEUES {
-            if !self.queues.holds(k) && k != q {
-                self.wfq_service[k] = self.wfq_service[k].max(floor);
-            }
-        }
-        self.wfq_service[q] += bits * 16 / weight;
+        // Weighted service: a queue's share of a busy MAC is proportional to its weight (idle
+        // queues come back at the floor: TxQueues).
+        self.queues.charge(q, bits * 16 / weight);
         let len = frame.len() as u32;
         if let Some(c) = self.macs[mac].capture_tx.as_mut() {
             c.record(t, &frame);
