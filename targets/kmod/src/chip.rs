@@ -159,6 +159,9 @@ impl DmaMemory for Chip {
     fn dma_read_words(&self, addr: u64, out: &mut [u32]) -> Result<(), DmaError> {
         self.with(|s| s.cpu_read_words(addr, out)).map_err(|_| DmaError::new(addr, 4 * out.len()))
     }
+    fn dma_write_words(&self, addr: u64, words: &[u32]) -> Result<(), DmaError> {
+        self.with(|s| s.cpu_write_words(addr, words)).map_err(|_| DmaError::new(addr, 4 * words.len()))
+    }
     fn dma_read_desc(&self, addr: u64, ctrl: usize, done: u32, out: &mut [u32]) -> Result<bool, DmaError> {
         self.with(|s| {
             let Some(w) = out.get_mut(ctrl) else { return Ok(false) };

@@ -132,17 +132,22 @@ impl DmaMemory {
 
     /// Reads `N` little-endian words at `addr` (a descriptor).
     pub fn read_words<const N: usize>(&self, addr: u64) -> Result<[u32; N], Violation> {
-        let b = self.read(addr, 4 * N)?;
         let mut w = [0u32; N];
-        for (i, c) in b.chunks_exact(4).enumerate() {
-            w[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-        }
+        self.read_words_into(addr, &mut w)?;
         Ok(w)
     }
 
     /// Reads `out.len()` little-endian words at `addr`.
     pub fn read_words_into(&self, addr: u64, out: &mut [u32]) -> Result<(), Violation> {
         let b = self.read(addr, 4 * out.len())?;
+        // Descriptors are aligned in memory that is: whole-word loads, not four byte loads and
+        // shifts a word (the kernel module's target forbids unaligned loads).
+        if let Ok(words) = bytemuck::try_cast_slice::<u8, u32>(b) {
+            for (o, w) in out.iter_mut().zip(words) {
+                *o = u32::from_le(*w);
+            }
+            return Ok(());
+        }
         for (w, c) in out.iter_mut().zip(b.chunks_exact(4)) {
             *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
         }
@@ -152,8 +157,16 @@ impl DmaMemory {
     /// Writes `N` words little-endian at `addr`.
     pub fn write_words<const N: usize>(&mut self, addr: u64, words: &[u32; N]) -> Result<(), Violation> {
         let r = self.range(addr, 4 * N)?;
-        for (c, w) in self.bytes.bytes_mut()[r].chunks_exact_mut(4).zip(words) {
-            c.copy_from_slice(&w.to_le_bytes());
+        let bytes = &mut self.bytes.bytes_mut()[r];
+        if let Ok(dst) = bytemuck::try_cast_slice_mut::<u8, u32>(bytes) {
+            for (d, w) in dst.iter_mut().zip(words) {
+                *d = w.to_le();
+            }
+            return Ok(());
+        }
+        for (c, w) in bytes.chunks_exact_mut(4).zip(words) {
+            let [a, b, c2, d] = w.to_le_bytes();
+            (c[0], c[1], c[2], c[3]) = (a, b, c2, d);
         }
         Ok(())
     }
@@ -175,5 +188,20 @@ mod tests {
         assert!(m.alloc(8192, 64).is_none(), "no more than the host lent");
         m.free(a, 64).unwrap();
         assert_eq!(m.in_use(), 0);
+    }
+
+    #[test]
+    fn words_are_little_endian_at_aligned_and_unaligned_addresses() {
+        let mut m = DmaMemory::new(256);
+        let a = m.alloc(64, 64).unwrap();
+        for at in [a, a + 1, a + 2, a + 3, a + 4] {
+            m.write_words(at, &[0x0403_0201, 0x0807_0605]).unwrap();
+            assert_eq!(m.read(at, 8).unwrap(), &[1, 2, 3, 4, 5, 6, 7, 8], "at {at:#x}");
+            assert_eq!(m.read_words::<2>(at).unwrap(), [0x0403_0201, 0x0807_0605], "at {at:#x}");
+            let mut one = [0u32];
+            m.read_words_into(at + 4, &mut one).unwrap();
+            assert_eq!(one, [0x0807_0605], "at {at:#x}");
+        }
+        assert!(m.read_words::<2>(a + 60).is_err(), "past the end");
     }
 }

@@ -54,6 +54,9 @@ impl DmaMemory for SimPlatform<'_> {
     fn dma_read_words(&self, addr: u64, out: &mut [u32]) -> Result<(), DmaError> {
         self.0.cpu_read_words(addr, out).map_err(|_| DmaError::new(addr, 4 * out.len()))
     }
+    fn dma_write_words(&self, addr: u64, words: &[u32]) -> Result<(), DmaError> {
+        self.0.cpu_write_words(addr, words).map_err(|_| DmaError::new(addr, 4 * words.len()))
+    }
 }
 
 impl Clock for SimPlatform<'_> {

@@ -136,6 +136,15 @@ macro_rules! reg_of {
 }
 pub(crate) use reg_of;
 
+/// The earlier of two optional times (this runs at every event of the engine's loop: no array
+/// of options built and iterated, which is a copy each).
+pub(crate) fn earliest(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    }
+}
+
 pub(crate) fn off<T: Copy, A>(r: fe_regs::bus::RegSpec<T, A>) -> u32 {
     r.offset()
 }
@@ -341,6 +350,12 @@ impl Sim {
     pub fn cpu_write(&self, addr: u64, data: &[u8]) -> Result<(), Violation> {
         let s = &mut *self.inner.borrow_mut();
         s.cpu.write(&s.dma, addr, data)
+    }
+
+    /// [`Sim::cpu_write`] of little-endian 32-bit words (descriptors).
+    pub fn cpu_write_words(&self, addr: u64, words: &[u32]) -> Result<(), Violation> {
+        let s = &mut *self.inner.borrow_mut();
+        s.cpu.write_words(&s.dma, addr, words)
     }
 
     /// A CPU read of DMA memory as a driver makes it: it sees the CPU's own unpublished
@@ -773,9 +788,8 @@ impl Inner {
         loop {
             let next_rx = self.macs.iter().enumerate().filter_map(|(i, m)| m.rx.front().map(|(t, _, _)| (*t, i))).min();
             let next_fault =
-                [self.faults.next_time(), self.lro_deadline(), self.moderation_deadline()].into_iter().flatten().min();
-            let horizon =
-                [next_rx.map(|(t, _)| t), next_fault, Some(target)].into_iter().flatten().min().unwrap_or(target);
+                earliest(earliest(self.faults.next_time(), self.lro_deadline()), self.moderation_deadline());
+            let horizon = earliest(next_rx.map(|(t, _)| t), next_fault).map_or(target, |t| t.min(target));
             if self.send_one(horizon) {
                 continue;
             }

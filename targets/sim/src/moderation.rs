@@ -99,11 +99,10 @@ impl Inner {
         // Asked at every event of the engine's loop: nothing is read (no register, no copy of
         // the held state) for a direction that holds nothing.
         let deadline = |d: Dir, since: Option<u64>| Some(since? + self.delay(d).2?);
-        let (rx, tx) = (deadline(Dir::Rx, self.moderation.rx.since), deadline(Dir::Tx, self.moderation.tx.since));
-        match (rx, tx) {
-            (Some(r), Some(t)) => Some(r.min(t)),
-            (r, t) => r.or(t),
-        }
+        crate::engine::earliest(
+            deadline(Dir::Rx, self.moderation.rx.since),
+            deadline(Dir::Tx, self.moderation.tx.since),
+        )
     }
 
     /// Signals every direction whose held completions reached their time limit by now.

@@ -62,6 +62,21 @@ impl CpuView {
         Ok(())
     }
 
+    /// [`CpuView::write`] of little-endian words (a descriptor), without a byte buffer first.
+    pub(crate) fn write_words(&mut self, mem: &DmaMemory, addr: u64, words: &[u32]) -> Result<(), Violation> {
+        let len = 4 * words.len();
+        mem.read(addr, len)?;
+        self.pending.push((addr, self.bytes.len(), len));
+        self.bytes.reserve(len);
+        for w in words {
+            self.bytes.extend_from_slice(&w.to_le_bytes());
+        }
+        let end = addr + len as u64;
+        self.span =
+            if self.span.0 >= self.span.1 { (addr, end) } else { (self.span.0.min(addr), self.span.1.max(end)) };
+        Ok(())
+    }
+
     /// Write barrier: every pending write reaches memory, in order.
     pub(crate) fn wmb(&mut self, mem: &mut DmaMemory) {
         for &(addr, at, len) in &self.pending {

@@ -72,6 +72,11 @@ impl TxQueues {
         })
     }
 
+    /// How many queues hold frames.
+    pub(crate) fn busy(&self) -> u32 {
+        self.occupied.count_ones()
+    }
+
     /// Frames in all queues.
     pub(crate) fn frames(&self) -> usize {
         self.frames
@@ -105,12 +110,13 @@ mod tests {
     fn the_mask_and_the_count_follow_the_queues() {
         let mut t = TxQueues::default();
         let holds = |t: &TxQueues, q: usize| t.occupied_from(0).any(|k| k == q);
-        assert_eq!((t.frames(), t.occupied_from(0).count()), (0, 0));
+        assert_eq!((t.frames(), t.occupied_from(0).count(), t.busy()), (0, 0, 0));
         t.push(3, 0, alloc::vec![1]);
         t.push(3, 1, alloc::vec![2]);
         t.push(QUEUES - 1, 0, alloc::vec![3]);
         t.push(QUEUES, 0, alloc::vec![4]);
         assert_eq!((t.frames(), holds(&t, 3), holds(&t, QUEUES - 1), holds(&t, 0)), (3, true, true, false));
+        assert_eq!(t.busy(), 2);
         assert_eq!(t.front_mac(3), Some(0));
         assert_eq!(t.pop(3), Some((0, alloc::vec![1])));
         assert!(holds(&t, 3));

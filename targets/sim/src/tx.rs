@@ -219,6 +219,8 @@ impl Inner {
     /// service (WFQ by the queue's weight), then round-robin.
     pub(crate) fn send_one(&mut self, target: u64) -> bool {
         let mut best: Option<((u64, bool, u64), usize)> = None;
+        // With one queue busy there is nothing to order (no min-rate register to read).
+        let contested = self.queues.busy() > 1;
         for q in self.queues.occupied_from(self.rr) {
             if let Some(mac) = self.queues.front_mac(q) {
                 let m = &self.macs[mac];
@@ -226,7 +228,7 @@ impl Inner {
                 if t > target {
                     continue;
                 }
-                let below_min = self.min_rate_and_weight(q).0.is_some() && t >= self.min_next[q];
+                let below_min = contested && self.min_rate_and_weight(q).0.is_some() && t >= self.min_next[q];
                 let key = (t, !below_min, self.queues.service(q));
                 if best.is_none_or(|(bk, _)| key < bk) {
                     best = Some((key, q));
