@@ -362,28 +362,13 @@ impl Sim {
     /// writes, and a read that follows an RX descriptor's done bit without [`Sim::dma_rmb`] is
     /// recorded as a violation.
     pub fn cpu_read_into(&self, addr: u64, out: &mut [u8]) -> Result<(), Violation> {
-        let s = &mut *self.inner.borrow_mut();
-        s.rx_rings();
-        // The cache is filled now; borrowed in place (no copy of the four rings per read).
-        let rings = s.rx_rings_seen.as_ref().map_or(&[][..], |r| &r[..]);
-        let rx = crate::ordering::RxRings { rings, ctrl: s.rx_done.0, done: s.rx_done.1 };
-        if let Some(v) = s.cpu.read(&s.dma, rx, addr, out)? {
-            s.violate(v);
-        }
-        Ok(())
+        self.inner.borrow_mut().cpu_read(|cpu, mem, rx| cpu.read(mem, rx, addr, out))
     }
 
     /// [`Sim::cpu_read_into`] of little-endian 32-bit words (descriptors): the same view and
     /// checks, without going through bytes.
     pub fn cpu_read_words(&self, addr: u64, out: &mut [u32]) -> Result<(), Violation> {
-        let s = &mut *self.inner.borrow_mut();
-        s.rx_rings();
-        let rings = s.rx_rings_seen.as_ref().map_or(&[][..], |r| &r[..]);
-        let rx = crate::ordering::RxRings { rings, ctrl: s.rx_done.0, done: s.rx_done.1 };
-        if let Some(v) = s.cpu.read_words(&s.dma, rx, addr, out)? {
-            s.violate(v);
-        }
-        Ok(())
+        self.inner.borrow_mut().cpu_read(|cpu, mem, rx| cpu.read_words(mem, rx, addr, out))
     }
 
     /// The CPU's DMA write barrier: its buffered writes reach memory.
@@ -600,6 +585,26 @@ impl Inner {
             return None;
         }
         self.sram.word_at(offset)
+    }
+
+    /// A CPU read through the current CPU's view (`read`), with the RX rings it checks the
+    /// read ordering against; a violation it finds is recorded.
+    fn cpu_read(
+        &mut self,
+        read: impl FnOnce(
+            &mut crate::ordering::CpuView,
+            &DmaMemory,
+            crate::ordering::RxRings<'_>,
+        ) -> Result<Option<Violation>, Violation>,
+    ) -> Result<(), Violation> {
+        self.rx_rings();
+        // The cache is filled now; borrowed in place (no copy of the four rings per read).
+        let rings = self.rx_rings_seen.as_ref().map_or(&[][..], |r| &r[..]);
+        let rx = crate::ordering::RxRings { rings, ctrl: self.rx_done.0, done: self.rx_done.1 };
+        if let Some(v) = read(&mut self.cpu, &self.dma, rx)? {
+            self.violate(v);
+        }
+        Ok(())
     }
 
     /// RX rings as programmed: `(base, descriptors)` of PDMA rings 0..4.

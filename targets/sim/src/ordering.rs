@@ -54,11 +54,8 @@ impl CpuView {
     /// A CPU write: checked against DMA memory now, buffered until [`CpuView::wmb`].
     pub(crate) fn write(&mut self, mem: &DmaMemory, addr: u64, data: &[u8]) -> Result<(), Violation> {
         mem.read(addr, data.len())?;
-        self.pending.push((addr, self.bytes.len(), data.len()));
+        self.note_pending(addr, data.len());
         self.bytes.extend_from_slice(data);
-        let end = addr + data.len() as u64;
-        self.span =
-            if self.span.0 >= self.span.1 { (addr, end) } else { (self.span.0.min(addr), self.span.1.max(end)) };
         Ok(())
     }
 
@@ -66,15 +63,20 @@ impl CpuView {
     pub(crate) fn write_words(&mut self, mem: &DmaMemory, addr: u64, words: &[u32]) -> Result<(), Violation> {
         let len = 4 * words.len();
         mem.read(addr, len)?;
-        self.pending.push((addr, self.bytes.len(), len));
+        self.note_pending(addr, len);
         self.bytes.reserve(len);
         for w in words {
             self.bytes.extend_from_slice(&w.to_le_bytes());
         }
+        Ok(())
+    }
+
+    /// Records a pending write of `len` bytes at `addr` whose data is appended to `bytes` next.
+    fn note_pending(&mut self, addr: u64, len: usize) {
+        self.pending.push((addr, self.bytes.len(), len));
         let end = addr + len as u64;
         self.span =
             if self.span.0 >= self.span.1 { (addr, end) } else { (self.span.0.min(addr), self.span.1.max(end)) };
-        Ok(())
     }
 
     /// Write barrier: every pending write reaches memory, in order.
