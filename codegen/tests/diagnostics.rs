@@ -894,3 +894,18 @@ fn field_arrays_generate_indexed_accessors() {
     let svd = ddgen::svd::to_svd(p.map("mt9999").expect("map"), &Default::default());
     assert!(svd.contains("<dim>2</dim>") && svd.contains("<name>rx_dma_en%s</name>"), "{svd}");
 }
+
+#[test]
+fn hw_lro_timers_out_of_their_fields() {
+    // Hardware LRO's age and aggregation times go into 16-bit fields of timer units, and must
+    // be whole units.
+    let bad = edit(
+        "hw_lro: none ",
+        "hw_lro: {rings: 3, ring_size: 8, buffer_size: 12288, max_segments: 64, timer_unit_us: 20, \
+         age_time_us: 2000000, max_agg_time_us: 210, min_room: 1522, dip_rules_per_mac: 2} ",
+    );
+    let t = fails("hw_lro_timers_out_of_their_fields", &[("mt9999.yaml", &bad)]);
+    assert!(t.contains("`hw_lro.age_time_us` (2000000 us) is 100000 timer units"), "{t}");
+    assert!(t.contains("`hw_lro.max_agg_time_us` (210) is not a multiple of the timer unit"), "{t}");
+    assert!(t.contains("mt9999.yaml:"), "{t}");
+}
