@@ -1,5 +1,6 @@
 //! Frame metadata that crosses the driver's boundary: what a received frame carries
-//! ([`RxFrame`], [`RxChecksum`]) and what a frame to send asks for ([`TxMeta`]).
+//! ([`RxFrame`], [`RxChecksum`]), what a frame to send asks for ([`TxMeta`]) and a frame to send
+//! held in pieces ([`TxParts`]).
 //!
 //! A leaf module: it imports nothing from the crate, so the rings, SoftLRO and the adapters can
 //! all use it without depending on each other. The structs are `#[non_exhaustive]`: fields may
@@ -84,5 +85,91 @@ impl TxMeta {
     #[must_use]
     pub const fn tso(mss: u16) -> Self {
         TxMeta { csum: true, tso_mss: Some(mss) }
+    }
+}
+
+/// A frame to send held in pieces, in order: a socket buffer's linear head and its page
+/// fragments. The driver copies the pieces into its TX buffers, so a caller never has to make
+/// the frame one run of bytes first (Linux's `skb_linearize` of a 64 KiB GSO frame is an
+/// atomic high-order allocation, and it fails on a fragmented router long before memory is
+/// short). For TSO, every header must be in the first piece, as it is in a GSO skb's head.
+#[derive(Clone, Copy, Debug)]
+pub struct TxParts<'a> {
+    parts: &'a [&'a [u8]],
+    len: usize,
+}
+
+impl<'a> TxParts<'a> {
+    /// The frame made of `parts`, in order (empty pieces are allowed and skipped).
+    #[must_use]
+    pub fn new(parts: &'a [&'a [u8]]) -> Self {
+        TxParts { parts, len: parts.iter().map(|p| p.len()).sum() }
+    }
+
+    /// Bytes in the whole frame.
+    #[inline(always)]
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the frame has no bytes.
+    #[inline(always)]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The first piece (where TSO looks for the headers); empty when there is none.
+    #[inline(always)]
+    #[must_use]
+    pub fn head(&self) -> &'a [u8] {
+        self.parts.first().copied().unwrap_or(&[])
+    }
+
+    /// The pieces holding bytes `from..from + n` of the frame, in order (fewer bytes when the
+    /// frame ends first).
+    pub fn range(&self, from: usize, n: usize) -> impl Iterator<Item = &'a [u8]> + 'a {
+        let mut skip = from;
+        let mut left = n;
+        self.parts.iter().filter_map(move |p| {
+            if left == 0 {
+                return None;
+            }
+            if skip >= p.len() {
+                skip -= p.len();
+                return None;
+            }
+            let piece = &p[skip..];
+            skip = 0;
+            let piece = &piece[..piece.len().min(left)];
+            left -= piece.len();
+            Some(piece)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TxParts;
+    use alloc::vec::Vec;
+
+    /// Every range of a frame in pieces is the same bytes as that range of the frame in one piece.
+    #[test]
+    fn ranges_join_to_the_frame() {
+        let frame: [u8; 37] = core::array::from_fn(|i| i as u8);
+        let parts: [&[u8]; 5] = [&frame[..10], &[], &frame[10..11], &frame[11..30], &frame[30..]];
+        let tx = TxParts::new(&parts);
+        assert_eq!(tx.len(), frame.len());
+        assert_eq!(tx.head(), &frame[..10]);
+        for from in 0..=frame.len() {
+            for n in 0..=frame.len() + 2 {
+                let got: Vec<u8> = tx.range(from, n).flatten().copied().collect();
+                let end = (from + n).min(frame.len());
+                assert_eq!(got, &frame[from..end], "range {from}+{n}");
+                assert!(tx.range(from, n).all(|p| !p.is_empty()), "no empty piece in range {from}+{n}");
+            }
+        }
+        assert!(TxParts::new(&[]).is_empty() && TxParts::new(&[]).head().is_empty());
     }
 }

@@ -66,7 +66,7 @@ pub mod watchdog;
 
 pub use eth::{BufferCounts, CloseReport, Eth, EthError, Features, LinkState, LroMode, MacPort, Owner};
 pub use ethtool::MibCounters;
-pub use frame::{RxChecksum, RxFrame, TxMeta};
+pub use frame::{RxChecksum, RxFrame, TxMeta, TxParts};
 pub use handles::{EthCtl, EthIrq, EthRx, EthTx, Split};
 pub use irq::IrqWork;
 pub use platform::{Clock, DmaError, DmaMemory, Platform, RxPool};

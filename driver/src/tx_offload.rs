@@ -1,5 +1,6 @@
-//! TX checksum offload and TSO: [`TxMeta`], [`Eth::xmit_with`] and [`Eth::xmit_tso`], and frames
-//! spread over several descriptors (`ls0` only on the last; the engine joins the buffers).
+//! TX checksum offload and TSO: [`TxMeta`], [`Eth::xmit_with`], [`Eth::xmit_tso`] and
+//! [`Eth::xmit_gather`] (a frame in pieces, [`TxParts`]), and frames spread over several
+//! descriptors (`ls0` only on the last; the engine joins the buffers).
 //!
 //! A frame that asks for an offload which is turned off is refused and counted
 //! ([`crate::tx::TxError::OffloadOff`]), never sent with wrong checksums. A TSO frame carries its
@@ -8,7 +9,7 @@
 
 use crate::desc::{TxCodec, TxDesc};
 use crate::eth::{BUF_SIZE, Eth};
-use crate::frame::TxMeta;
+use crate::frame::{TxMeta, TxParts};
 use crate::handles::EthTx;
 use crate::headers::ethernet::Ethernet;
 use crate::headers::ip::{Ip, PROTO_TCP, v4};
@@ -46,12 +47,24 @@ impl<P: Platform> Eth<P> {
     pub fn xmit_tso(&mut self, mac: u8, queue: u8, frame: &[u8], mss: u16) -> Result<(), TxError> {
         self.tx_handle().xmit_tso(mac, queue, frame, mss)
     }
+
+    /// [`EthTx::xmit_gather`] on the whole engine.
+    #[inline(always)]
+    pub fn xmit_gather(&mut self, mac: u8, queue: u8, frame: TxParts<'_>, meta: TxMeta) -> Result<(), TxError> {
+        self.tx_handle().xmit_gather(mac, queue, frame, meta)
+    }
 }
 
 impl<P: Platform> EthTx<'_, P> {
     /// Queues `frame` with the offloads of `meta`; like [`Eth::xmit`], a frame that cannot be
     /// queued is counted as dropped and the cause returned.
     pub fn xmit_with(&mut self, mac: u8, queue: u8, frame: &[u8], meta: TxMeta) -> Result<(), TxError> {
+        self.xmit_gather(mac, queue, TxParts::new(&[frame]), meta)
+    }
+
+    /// [`EthTx::xmit_with`] for a frame held in pieces (a socket buffer's head and page
+    /// fragments), copied into the TX buffers piece by piece: the caller need not make it linear.
+    pub fn xmit_gather(&mut self, mac: u8, queue: u8, frame: TxParts<'_>, meta: TxMeta) -> Result<(), TxError> {
         self.sh.stats.tx_submitted.add(1);
         let r = self.try_xmit_with(mac, queue, frame, meta);
         if let Err(e) = r {
@@ -66,7 +79,7 @@ impl<P: Platform> EthTx<'_, P> {
         self.xmit_with(mac, queue, frame, TxMeta::tso(mss))
     }
 
-    fn try_xmit_with(&mut self, mac: u8, queue: u8, frame: &[u8], meta: TxMeta) -> Result<(), TxError> {
+    fn try_xmit_with(&mut self, mac: u8, queue: u8, frame: TxParts<'_>, meta: TxMeta) -> Result<(), TxError> {
         if !self.open {
             return Err(TxError::NotOpen);
         }
@@ -88,7 +101,8 @@ impl<P: Platform> EthTx<'_, P> {
         let mss_field = match meta.tso_mss {
             None => None,
             Some(mss) => {
-                let (field, headers) = tcp_headers(frame).ok_or(TxError::BadTso)?;
+                // Headers in the first piece (a GSO skb's head holds them all).
+                let (field, headers) = tcp_headers(frame.head()).ok_or(TxError::BadTso)?;
                 if mss == 0 || headers + usize::from(mss) > BUF_SIZE {
                     return Err(TxError::BadTso);
                 }
@@ -122,16 +136,18 @@ impl<P: Platform> EthTx<'_, P> {
         &mut self,
         mac: u8,
         queue: u8,
-        frame: &[u8],
+        frame: TxParts<'_>,
         csum: bool,
         mss_field: Option<(usize, u16)>,
         n: usize,
     ) -> Result<(), TxError> {
         let head = self.tx.head();
-        for (k, chunk) in frame.chunks(BUF_SIZE).enumerate() {
+        for k in 0..n {
             let last = k + 1 == n;
+            let from = k * BUF_SIZE;
+            let len = BUF_SIZE.min(frame.len() - from);
             let d = TxDesc {
-                len: chunk.len() as u16,
+                len: len as u16,
                 last,
                 fport: mac + 1,
                 qid: queue,
@@ -139,7 +155,8 @@ impl<P: Platform> EthTx<'_, P> {
                 tso: mss_field.is_some(),
                 ..TxDesc::default()
             };
-            let pushed = self.tx.push::<C, P>(self.p, chunk, &d, mac, if last { frame.len() as u16 } else { 0 });
+            let frame_len = if last { frame.len() as u16 } else { 0 };
+            let pushed = self.tx.push_pieces::<C, P>(self.p, frame.range(from, len), &d, mac, frame_len);
             let patched = pushed.and_then(|slot| match mss_field.filter(|_| k == 0) {
                 // The MSS travels in the TCP checksum field (headers fit the first buffer).
                 Some((field, mss)) => self.tx.patch(self.p, slot, field, &mss.to_be_bytes()),

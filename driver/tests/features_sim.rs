@@ -1,5 +1,6 @@
 //! Features, statistics and recovery against the simulator, for every bundled board: RX checksum
-//! toggled while traffic flows, TX checksum offload, TSO, `ethtool -S` counters, and recovery from
+//! toggled while traffic flows, TX checksum offload, TSO (of linear frames and of frames in
+//! pieces), `ethtool -S` counters, and recovery from
 //! every simulator fault (TX hang, RX stall and ring exhaustion, link flap, lost interrupts) with
 //! no leaked buffer and no illegal access.
 
@@ -7,7 +8,7 @@ mod support_sim;
 
 use fe_driver::dt::Duplex;
 use fe_driver::eth::{FQ_SIZE, RX_RING, TX_RING};
-use fe_driver::{Eth, EthError, Features, LinkState, RxChecksum, TxError, TxMeta};
+use fe_driver::{Eth, EthError, Features, LinkState, RxChecksum, TxError, TxMeta, TxParts};
 use fe_regs::bus::Bus;
 use fe_sim::packet::{self, TcpSpec, TcpStream, UdpSpec};
 use fe_sim::{Fault, Sim};
@@ -248,6 +249,58 @@ fn tso_frame_leaves_as_mss_sized_valid_segments() {
         assert!(sent(sim, mac).is_empty(), "{name}");
         let d = eth.stats().drops;
         assert_eq!((d.tx_bad_tso, d.tx_bad_length, d.tx_offload_off), (2, 1, 1), "{name}");
+    });
+}
+
+/// A frame's pieces as a socket buffer holds them: the headers and a little payload in the head,
+/// then page fragments of `frag` bytes (the last one shorter), one empty piece among them.
+fn skb_like(frame: &[u8], head: usize, frag: usize) -> Vec<&[u8]> {
+    let mut parts = vec![&frame[..head], &frame[head..head]];
+    parts.extend(frame[head..].chunks(frag));
+    parts
+}
+
+#[test]
+fn tso_frame_in_pieces_leaves_as_the_linear_frame_does() {
+    const MSS: u16 = 1448;
+    each_board(|name, sim, eth, mac| {
+        let q = eth.queue_for_mac(mac);
+        for ipv6 in [false, true] {
+            let spec = TcpSpec { ipv6, payload_len: 30_000, seq: 77, payload_seed: 3, ..TcpSpec::default() };
+            let big = packet::build_tcp(&spec);
+            let headers = packet::parse(&big).expect("TCP").payload().start;
+            eth.xmit_tso(mac, q, &big, MSS).unwrap();
+            sim.advance(2_000_000);
+            let linear = sent(sim, mac);
+            assert!(linear.len() > 1, "{name}");
+            // Pieces that do not line up with the driver's 2 KiB buffers or the MSS.
+            for (head, frag) in [(headers, 4096), (headers + 100, 1000), (headers + 7, 333)] {
+                let parts = skb_like(&big, head, frag);
+                eth.xmit_gather(mac, q, TxParts::new(&parts), TxMeta::tso(MSS)).unwrap();
+                sim.advance(2_000_000);
+                assert_eq!(sent(sim, mac), linear, "{name}: ipv6={ipv6} head {head}, fragments of {frag}");
+            }
+            // A checksum-offload frame in pieces, too.
+            let small = packet::build_tcp(&TcpSpec { ipv6, payload_len: 1200, ..TcpSpec::default() });
+            let mut zeroed = small.clone();
+            let field = packet::parse(&small).and_then(|p| p.ip).expect("IP").l4_offset + 16;
+            zeroed[field..field + 2].copy_from_slice(&[0, 0]);
+            let parts = skb_like(&zeroed, 60, 500);
+            eth.xmit_gather(mac, q, TxParts::new(&parts), TxMeta::CSUM).unwrap();
+            sim.advance(1_000_000);
+            assert_eq!(sent(sim, mac), vec![small], "{name}: ipv6={ipv6} checksum filled, bytes as built");
+            eth.reclaim();
+        }
+        // Headers cut across pieces: refused and counted, nothing sent.
+        let big = packet::build_tcp(&TcpSpec { payload_len: 5000, ..TcpSpec::default() });
+        let drops = eth.stats().drops.tx_bad_tso;
+        let parts = skb_like(&big, 20, 1000);
+        assert_eq!(eth.xmit_gather(mac, q, TxParts::new(&parts), TxMeta::tso(MSS)), Err(TxError::BadTso));
+        assert_eq!(eth.xmit_gather(mac, q, TxParts::new(&[]), TxMeta::CSUM), Err(TxError::BadLength));
+        sim.advance(1_000_000);
+        assert!(sent(sim, mac).is_empty(), "{name}");
+        assert_eq!(eth.stats().drops.tx_bad_tso, drops + 1, "{name}");
+        assert_eq!(eth.tx_room(), TX_RING - 1, "{name}");
     });
 }
 

@@ -201,8 +201,26 @@ impl TxRing {
         mac: u8,
         frame_len: u16,
     ) -> Result<usize, DmaError> {
+        self.push_pieces::<C, P>(p, core::iter::once(data), d, mac, frame_len)
+    }
+
+    /// [`TxRing::push`] with the buffer's bytes given in pieces, written one after the other
+    /// (together at most a buffer).
+    #[inline(always)]
+    pub fn push_pieces<'a, C: TxCodec, P: Platform>(
+        &mut self,
+        p: &P,
+        pieces: impl Iterator<Item = &'a [u8]>,
+        d: &TxDesc,
+        mac: u8,
+        frame_len: u16,
+    ) -> Result<usize, DmaError> {
         let i = self.head % TX_RING;
-        p.dma_write(u64::from(self.buf(i)), data)?;
+        let mut at = u64::from(self.buf(i));
+        for piece in pieces {
+            p.dma_write(at, piece)?;
+            at += piece.len() as u64;
+        }
         let w = C::ctrl(d);
         self.mem.write_words(p, u64::from(self.addr(i)) + 4 * C::LO as u64, &w[..C::N])?;
         self.frames[i] = frame_word(mac, frame_len);

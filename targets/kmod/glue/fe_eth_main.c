@@ -28,6 +28,7 @@
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
 #include <linux/skbuff.h>
+#include <linux/tcp.h>
 #include <linux/dma-mapping.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
@@ -723,11 +724,49 @@ static int fe_stop(struct net_device *dev)
 	return 0;
 }
 
+static_assert(FE_RS_TX_PARTS >= MAX_SKB_FRAGS + 1);
+
+/*
+ * The pieces of skb for fe_rs_xmit: its head, then each page fragment (lowmem: the kernel's
+ * linear map). A GSO skb's TCP headers are pulled into the head when they are not all there;
+ * an skb with a frag_list, or a fragment without a kernel address, is linearized instead.
+ * Returns how many pieces, or -1 (drop).
+ */
+static int fe_tx_parts(struct sk_buff *skb, struct fe_rs_part *parts)
+{
+	int i, n = 0;
+
+	if (skb_is_gso(skb) && !pskb_may_pull(skb, skb_transport_offset(skb) + tcp_hdrlen(skb)))
+		return -1;
+	if (skb_has_frag_list(skb))
+		goto linear;
+	parts[n].data = skb->data;
+	parts[n++].len = skb_headlen(skb);
+	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
+		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
+
+		parts[n].data = skb_frag_address_safe(f);
+		parts[n].len = skb_frag_size(f);
+		if (!parts[n].data)
+			goto linear;
+		n++;
+	}
+	return n;
+linear:
+	if (skb_linearize(skb))
+		return -1;
+	parts[0].data = skb->data;
+	parts[0].len = skb->len;
+	return 1;
+}
+
 static netdev_tx_t fe_start_xmit(struct sk_buff *skb, struct net_device *dev)
 {
+	struct fe_rs_part parts[FE_RS_TX_PARTS];
 	struct fe_port *p = port_of(dev);
 	struct fe_eth *eth = p->eth;
 	unsigned int packets, bytes, napi_cpu;
+	int nparts;
 	u64 t0;
 	u16 mss = 0;
 	u8 sect;
@@ -744,8 +783,13 @@ static netdev_tx_t fe_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		dev->stats.tx_dropped++;
 		return NETDEV_TX_OK;
 	}
-	/* The core copies the frame into its TX buffers: one linear run of bytes. */
-	if (skb_linearize(skb))
+	/*
+	 * The core copies the frame into its TX buffers piece by piece: the head and the page
+	 * fragments go as they are (no 64 KiB GFP_ATOMIC linear copy per GSO skb), TSO finding
+	 * every header in the head.
+	 */
+	nparts = fe_tx_parts(skb, parts);
+	if (nparts < 0)
 		goto drop;
 	if (skb_is_gso(skb))
 		mss = skb_shinfo(skb)->gso_size;
@@ -761,7 +805,7 @@ static netdev_tx_t fe_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	t0 = fe_prof_sample();
 	sect = fe_prof_enter(FE_S_XMIT);
 	held = fe_chip_hold(eth, READ_ONCE(chip_batch) != 0);
-	r = fe_rs_xmit(eth->rs, p->mac, skb->data, skb->len, mss, csum, &room);
+	r = fe_rs_xmit(eth->rs, p->mac, parts, nparts, mss, csum, &room);
 	fe_chip_release(eth, held);
 	fe_prof_leave(sect);
 	fe_prof_add(FE_P_XMITS, 1);

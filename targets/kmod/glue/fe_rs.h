@@ -51,7 +51,15 @@ void fe_rs_irq_enable(struct fe_rs_dev *dev, u32 work);
 void fe_rs_peer_send(struct fe_rs_dev *dev, u8 mac, const u8 *data, size_t len);
 u32 fe_rs_tx_room(struct fe_rs_dev *dev);
 u32 fe_rs_poll(struct fe_rs_dev *dev, u32 budget, void *ctx, bool zero_copy);
-int fe_rs_xmit(struct fe_rs_dev *dev, u8 mac, const u8 *data, size_t len, u16 gso_mss, bool csum, u32 *room);
+/* One piece of a frame to send (fe_rs_xmit): an skb's head or one of its page fragments. */
+struct fe_rs_part {
+	const u8 *data;
+	size_t len;
+};
+/* Most pieces fe_rs_xmit takes (the head and MAX_SKB_FRAGS fragments; the glue checks). */
+#define FE_RS_TX_PARTS 18
+int fe_rs_xmit(struct fe_rs_dev *dev, u8 mac, const struct fe_rs_part *parts, u32 nparts, u16 gso_mss, bool csum,
+	       u32 *room);
 int fe_rs_set_features(struct fe_rs_dev *dev, bool rx_csum, bool tx_csum, bool tso, bool lro);
 int fe_rs_set_features_whole(struct fe_rs_dev *dev, bool rx_csum, bool tx_csum, bool tso, bool lro);
 u32 fe_rs_regs(struct fe_rs_dev *dev, u8 mac, u32 *out);

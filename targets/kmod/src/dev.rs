@@ -42,7 +42,7 @@ use fe_driver::softlro::SoftLro;
 use fe_driver::softlro::{FlushReason, LroStats};
 use fe_driver::{
     Eth, EthCtl, EthError, EthIrq, EthRx, EthTx, Features, IrqWork, LinkState, LroMode, Platform as _, Received,
-    RxChecksum, TxError, TxMeta,
+    RxChecksum, TxError, TxMeta, TxParts,
 };
 use fe_regs::SocInfo;
 use fe_regs::caps::IrqLayout;
@@ -961,32 +961,65 @@ pub const XMIT_FULL: i32 = 1;
 /// `fe_rs_xmit` result: refused for another reason (counted as a drop by the core).
 pub const XMIT_DROP: i32 = -1;
 
-/// Queues one frame on MAC `mac`: `gso_mss` non-zero asks the engine's TSO to cut it, `csum`
-/// asks the engine to fill the checksums; writes the TX descriptors free then to `room`.
-/// Returns [`XMIT_OK`], [`XMIT_FULL`] or [`XMIT_DROP`]. `ndo_start_xmit`, under the TX lock.
+/// One piece of a frame to send (`struct fe_rs_part`): an skb's head or one of its page
+/// fragments.
+#[repr(C)]
+pub struct FeRsPart {
+    /// First byte.
+    pub data: *const u8,
+    /// Bytes.
+    pub len: usize,
+}
+
+/// Most pieces [`fe_rs_xmit`] takes (`FE_RS_TX_PARTS`): an skb's head and `MAX_SKB_FRAGS` (17)
+/// page fragments.
+pub const TX_PARTS: usize = 18;
+
+/// Queues one frame on MAC `mac`, given as `nparts` pieces (an skb's head and its page
+/// fragments, copied into the TX buffers piece by piece, so the glue never linearizes a GSO
+/// skb): `gso_mss` non-zero asks the engine's TSO to cut it (its headers all in the first
+/// piece), `csum` asks the engine to fill the checksums; writes the TX descriptors free then to
+/// `room`. Returns [`XMIT_OK`], [`XMIT_FULL`] or [`XMIT_DROP`] (also for more than
+/// [`TX_PARTS`] pieces). `ndo_start_xmit`, under the TX lock.
 ///
 /// # Safety
-/// `dev` comes from [`fe_rs_create`]; `data` is valid for `len` bytes; `room` is writable; the
-/// caller holds the glue's TX lock.
+/// `dev` comes from [`fe_rs_create`]; `parts` points to `nparts` pieces, each valid for its
+/// `len` bytes; `room` is writable; the caller holds the glue's TX lock.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fe_rs_xmit(
     dev: *mut FeRsDev,
     mac: u8,
-    data: *const u8,
-    len: usize,
+    parts: *const FeRsPart,
+    nparts: u32,
     gso_mss: u16,
     csum: bool,
     room: *mut u32,
 ) -> i32 {
-    // SAFETY: caller's contract.
-    let (d, frame) = unsafe { (&*dev, core::slice::from_raw_parts(data, len)) };
+    let n = nparts as usize;
+    if n > TX_PARTS || parts.is_null() {
+        return XMIT_DROP;
+    }
+    let mut pieces: [&[u8]; TX_PARTS] = [&[]; TX_PARTS];
+    // SAFETY: caller's contract: `parts` holds `n` pieces (at most TX_PARTS, checked), each
+    // valid for its length during the call.
+    let (d, given) = unsafe { (&*dev, core::slice::from_raw_parts(parts, n)) };
+    for (slot, part) in pieces.iter_mut().zip(given) {
+        if part.len > 0 {
+            // SAFETY: as above: `data` is valid for `len` bytes.
+            *slot = unsafe { core::slice::from_raw_parts(part.data, part.len) };
+        }
+    }
+    let frame = TxParts::new(&pieces[..n]);
     // SAFETY: the caller holds the TX lock.
     let Some(tx) = (unsafe { d.tx() }) else { return XMIT_DROP };
     let q = d.queue[usize::from(mac) % MAX_MACS];
     let r = match (gso_mss, csum) {
-        (0, false) => tx.xmit(mac, q, frame),
-        (0, true) => tx.xmit_with(mac, q, frame, TxMeta::CSUM),
-        (mss, _) => tx.xmit_tso(mac, q, frame, mss),
+        // A linear frame without offloads: the plain path (one buffer, the engine-wide checksum
+        // setting), as before pieces.
+        (0, false) if n == 1 => tx.xmit(mac, q, pieces[0]),
+        (0, false) => tx.xmit_gather(mac, q, frame, TxMeta::NONE),
+        (0, true) => tx.xmit_gather(mac, q, frame, TxMeta::CSUM),
+        (mss, _) => tx.xmit_gather(mac, q, frame, TxMeta::tso(mss)),
     };
     let left = tx.tx_room() as u32;
     d.tx_room.store(left, Relaxed);
