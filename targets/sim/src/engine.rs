@@ -346,10 +346,11 @@ impl Sim {
     }
 
     /// A CPU write to DMA memory as a driver makes it: it waits in the write buffer, unseen by
-    /// the engine, until [`Sim::dma_wmb`].
+    /// the engine, until [`Sim::dma_wmb`] (a long one, a frame's payload, may reach memory at
+    /// once, but counts as unpublished until then all the same).
     pub fn cpu_write(&self, addr: u64, data: &[u8]) -> Result<(), Violation> {
         let s = &mut *self.inner.borrow_mut();
-        s.cpu.write(&s.dma, addr, data)
+        s.cpu.write(&mut s.dma, addr, data)
     }
 
     /// [`Sim::cpu_write`] of little-endian 32-bit words (descriptors).

@@ -3,20 +3,33 @@
 //! read barrier follows it. The model uses this to hold the driver to the DMA contract of
 //! `fe_driver::platform`: a doorbell rung before the barrier is reported (and the engine acts on
 //! the stale memory), and so is a read that follows a done bit without the read barrier.
+//!
+//! A long write (at least [`THROUGH_MIN`] bytes: a frame's payload, not a descriptor) that no
+//! buffered write overlaps goes to memory at once and is only *counted* as unpublished until
+//! the barrier: the doorbell check is the same, the bytes are copied once instead of twice,
+//! and a weakly ordered CPU may indeed make such a write visible early. Descriptors, whose
+//! staleness is what a missing barrier breaks, always wait in the buffer.
 
 use crate::dma::DmaMemory;
 use crate::violation::Violation;
 use alloc::vec::Vec;
 
+/// Bytes from which a CPU write may go to memory at once (see the module documentation).
+pub(crate) const THROUGH_MIN: usize = 128;
+
+/// Where a pending write's data is: this offset into `bytes` means "already in memory".
+const IN_MEMORY: usize = usize::MAX;
+
 /// CPU writes to DMA memory not yet published, and the read-ordering state.
 #[derive(Debug, Default)]
 pub(crate) struct CpuView {
-    /// Pending writes: `(physical address, offset into bytes, length)`, oldest first.
+    /// Pending writes: `(physical address, offset into bytes or IN_MEMORY, length)`, oldest
+    /// first.
     pending: Vec<(u64, usize, usize)>,
-    /// Their data.
+    /// Their data (of the writes still in the buffer).
     bytes: Vec<u8>,
-    /// The smallest address range holding every pending write (`lo..hi`; empty when none): a
-    /// read outside it sees memory as it is, with no walk over the pending writes.
+    /// The smallest address range holding every buffered pending write (`lo..hi`; empty when
+    /// none): a read outside it sees memory as it is, with no walk over the pending writes.
     span: (u64, u64),
     /// An RX descriptor whose done bit the CPU read with no read barrier since.
     unordered: Option<u64>,
@@ -51,12 +64,28 @@ impl CpuView {
         self.pending.len()
     }
 
-    /// A CPU write: checked against DMA memory now, buffered until [`CpuView::wmb`].
-    pub(crate) fn write(&mut self, mem: &DmaMemory, addr: u64, data: &[u8]) -> Result<(), Violation> {
+    /// A CPU write: checked against DMA memory now, buffered until [`CpuView::wmb`]; a long one
+    /// that no buffered write overlaps goes to memory now and counts as pending until then.
+    pub(crate) fn write(&mut self, mem: &mut DmaMemory, addr: u64, data: &[u8]) -> Result<(), Violation> {
         mem.read(addr, data.len())?;
+        if data.len() >= THROUGH_MIN && !self.overlaps_buffered(addr, data.len()) {
+            // Checked above; memory does not shrink.
+            let _ = mem.write(addr, data);
+            self.pending.push((addr, IN_MEMORY, data.len()));
+            return Ok(());
+        }
         self.note_pending(addr, data.len());
         self.bytes.extend_from_slice(data);
         Ok(())
+    }
+
+    /// Whether a buffered pending write overlaps `len` bytes at `addr` (a write there must wait
+    /// behind it, or the barrier would put the older bytes on top).
+    fn overlaps_buffered(&self, addr: u64, len: usize) -> bool {
+        let end = addr + len as u64;
+        addr < self.span.1
+            && self.span.0 < end
+            && self.pending.iter().any(|&(a, at, n)| at != IN_MEMORY && a < end && addr < a + n as u64)
     }
 
     /// [`CpuView::write`] of little-endian words (a descriptor), without a byte buffer first.
@@ -81,7 +110,7 @@ impl CpuView {
 
     /// Write barrier: every pending write reaches memory, in order.
     pub(crate) fn wmb(&mut self, mem: &mut DmaMemory) {
-        for &(addr, at, len) in &self.pending {
+        for &(addr, at, len) in self.pending.iter().filter(|w| w.1 != IN_MEMORY) {
             // Checked when buffered; memory does not shrink.
             let _ = mem.write(addr, &self.bytes[at..at + len]);
         }
@@ -117,7 +146,7 @@ impl CpuView {
         out.copy_from_slice(mem.read(addr, out.len())?);
         let end = addr + out.len() as u64;
         if addr < self.span.1 && self.span.0 < end {
-            for &(a, at, len) in &self.pending {
+            for &(a, at, len) in self.pending.iter().filter(|w| w.1 != IN_MEMORY) {
                 let (lo, hi) = (a.max(addr), (a + len as u64).min(end));
                 if lo < hi {
                     let src = &self.bytes[at + (lo - a) as usize..at + (hi - a) as usize];
@@ -168,5 +197,51 @@ impl CpuView {
             return None;
         }
         self.unordered.take().map(|desc| Violation::ReadBeforeBarrier { desc, addr })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CpuView, RxRings, THROUGH_MIN};
+    use crate::dma::DmaMemory;
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    const NO_RINGS: RxRings<'static> = RxRings { rings: &[], ctrl: 0, done: 0 };
+
+    fn read(cpu: &mut CpuView, mem: &DmaMemory, addr: u64, len: usize) -> Vec<u8> {
+        let mut out = vec![0; len];
+        cpu.read(mem, NO_RINGS, addr, &mut out).unwrap();
+        out
+    }
+
+    /// Long writes go through, short ones wait; either way the CPU reads its own writes, each
+    /// counts as pending until the barrier, and the barrier leaves the newest bytes everywhere.
+    #[test]
+    fn long_writes_go_through_and_the_newest_bytes_win() {
+        let mut mem = DmaMemory::new(4096);
+        let base = mem.alloc(4096, 16).unwrap();
+        let mut cpu = CpuView::default();
+        let long = vec![0xaa; THROUGH_MIN * 2];
+        cpu.write(&mut mem, base, &long).unwrap();
+        assert_eq!(cpu.pending(), 1, "a long write counts as unpublished");
+        assert_eq!(mem.read(base, 4).unwrap(), &[0xaa; 4], "and is in memory already");
+        // A short write on top of it waits, and the CPU sees it over memory.
+        cpu.write(&mut mem, base + 8, &[1, 2, 3, 4]).unwrap();
+        assert_eq!(mem.read(base + 8, 4).unwrap(), &[0xaa; 4], "the engine does not see it yet");
+        assert_eq!(read(&mut cpu, &mem, base + 6, 8), [0xaa, 0xaa, 1, 2, 3, 4, 0xaa, 0xaa]);
+        // A long write over a buffered short one must wait behind it.
+        let newer = vec![0x55; THROUGH_MIN];
+        cpu.write(&mut mem, base, &newer).unwrap();
+        assert_eq!(mem.read(base, 4).unwrap(), &[0xaa; 4], "buffered behind the short write");
+        assert_eq!(read(&mut cpu, &mem, base + 6, 4), [0x55; 4], "the CPU sees its newest bytes");
+        assert_eq!(cpu.pending(), 3);
+        cpu.wmb(&mut mem);
+        assert_eq!(cpu.pending(), 0);
+        assert_eq!(mem.read(base, THROUGH_MIN).unwrap(), &newer[..], "newest bytes after the barrier");
+        assert_eq!(mem.read(base + THROUGH_MIN as u64, 4).unwrap(), &[0xaa; 4]);
+        // Out of range: refused, nothing written, nothing pending.
+        assert!(cpu.write(&mut mem, base + 4096 - 8, &long).is_err());
+        assert_eq!(cpu.pending(), 0);
     }
 }
