@@ -728,16 +728,20 @@ static_assert(FE_RS_TX_PARTS >= MAX_SKB_FRAGS + 1);
 
 /*
  * The pieces of skb for fe_rs_xmit: its head, then each page fragment (lowmem: the kernel's
- * linear map). A GSO skb's TCP headers are pulled into the head when they are not all there;
- * an skb with a frag_list, or a fragment without a kernel address, is linearized instead.
- * Returns how many pieces, or -1 (drop).
+ * linear map). A GSO skb's TCP headers are pulled into the head when they are not all there
+ * (a GSO skb that is not TCP is refused); an skb with a frag_list, or a fragment without a
+ * kernel address, is linearized instead. Returns how many pieces, or -1 (drop).
  */
 static int fe_tx_parts(struct sk_buff *skb, struct fe_rs_part *parts)
 {
 	int i, n = 0;
 
-	if (skb_is_gso(skb) && !pskb_may_pull(skb, skb_transport_offset(skb) + tcp_hdrlen(skb)))
-		return -1;
+	if (skb_is_gso(skb)) {
+		/* Only TCP is advertised (NETIF_F_TSO); the stack segments anything else. */
+		if (!(skb_shinfo(skb)->gso_type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)) ||
+		    !pskb_may_pull(skb, skb_transport_offset(skb) + tcp_hdrlen(skb)))
+			return -1;
+	}
 	if (skb_has_frag_list(skb))
 		goto linear;
 	parts[n].data = skb->data;

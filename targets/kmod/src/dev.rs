@@ -995,14 +995,18 @@ pub unsafe extern "C" fn fe_rs_xmit(
     csum: bool,
     room: *mut u32,
 ) -> i32 {
+    // SAFETY: caller's contract.
+    let d = unsafe { &*dev };
     let n = nparts as usize;
     if n > TX_PARTS || parts.is_null() {
+        // SAFETY: caller's contract (`room` is writable): the caller reads it whatever the result.
+        unsafe { *room = d.tx_room.load(Relaxed) };
         return XMIT_DROP;
     }
     let mut pieces: [&[u8]; TX_PARTS] = [&[]; TX_PARTS];
     // SAFETY: caller's contract: `parts` holds `n` pieces (at most TX_PARTS, checked), each
     // valid for its length during the call.
-    let (d, given) = unsafe { (&*dev, core::slice::from_raw_parts(parts, n)) };
+    let given = unsafe { core::slice::from_raw_parts(parts, n) };
     for (slot, part) in pieces.iter_mut().zip(given) {
         if part.len > 0 {
             // SAFETY: as above: `data` is valid for `len` bytes.
@@ -1011,7 +1015,11 @@ pub unsafe extern "C" fn fe_rs_xmit(
     }
     let frame = TxParts::new(&pieces[..n]);
     // SAFETY: the caller holds the TX lock.
-    let Some(tx) = (unsafe { d.tx() }) else { return XMIT_DROP };
+    let Some(tx) = (unsafe { d.tx() }) else {
+        // SAFETY: as above.
+        unsafe { *room = d.tx_room.load(Relaxed) };
+        return XMIT_DROP;
+    };
     let q = d.queue[usize::from(mac) % MAX_MACS];
     let r = match (gso_mss, csum) {
         // A linear frame without offloads: the plain path (one buffer, the engine-wide checksum
