@@ -17,17 +17,15 @@ use alloc::vec::Vec;
 /// Bytes from which a CPU write may go to memory at once (see the module documentation).
 pub(crate) const THROUGH_MIN: usize = 128;
 
-/// Where a pending write's data is: this offset into `bytes` means "already in memory".
-const IN_MEMORY: usize = usize::MAX;
-
 /// CPU writes to DMA memory not yet published, and the read-ordering state.
 #[derive(Debug, Default)]
 pub(crate) struct CpuView {
-    /// Pending writes: `(physical address, offset into bytes or IN_MEMORY, length)`, oldest
-    /// first.
+    /// Buffered writes: `(physical address, offset into bytes, length)`, oldest first.
     pending: Vec<(u64, usize, usize)>,
-    /// Their data (of the writes still in the buffer).
+    /// Their data.
     bytes: Vec<u8>,
+    /// Long writes already in memory that still count as unpublished until the barrier.
+    through: usize,
     /// The smallest address range holding every buffered pending write (`lo..hi`; empty when
     /// none): a read outside it sees memory as it is, with no walk over the pending writes.
     span: (u64, u64),
@@ -61,7 +59,7 @@ impl RxRings<'_> {
 impl CpuView {
     /// Writes waiting for a barrier.
     pub(crate) fn pending(&self) -> usize {
-        self.pending.len()
+        self.pending.len() + self.through
     }
 
     /// A CPU write: checked against DMA memory now, buffered until [`CpuView::wmb`]; a long one
@@ -71,7 +69,7 @@ impl CpuView {
         if data.len() >= THROUGH_MIN && !self.overlaps_buffered(addr, data.len()) {
             // Checked above; memory does not shrink.
             let _ = mem.write(addr, data);
-            self.pending.push((addr, IN_MEMORY, data.len()));
+            self.through += 1;
             return Ok(());
         }
         self.note_pending(addr, data.len());
@@ -83,9 +81,7 @@ impl CpuView {
     /// behind it, or the barrier would put the older bytes on top).
     fn overlaps_buffered(&self, addr: u64, len: usize) -> bool {
         let end = addr + len as u64;
-        addr < self.span.1
-            && self.span.0 < end
-            && self.pending.iter().any(|&(a, at, n)| at != IN_MEMORY && a < end && addr < a + n as u64)
+        addr < self.span.1 && self.span.0 < end && self.pending.iter().any(|&(a, _, n)| a < end && addr < a + n as u64)
     }
 
     /// [`CpuView::write`] of little-endian words (a descriptor), without a byte buffer first.
@@ -110,11 +106,12 @@ impl CpuView {
 
     /// Write barrier: every pending write reaches memory, in order.
     pub(crate) fn wmb(&mut self, mem: &mut DmaMemory) {
-        for &(addr, at, len) in self.pending.iter().filter(|w| w.1 != IN_MEMORY) {
+        for &(addr, at, len) in &self.pending {
             // Checked when buffered; memory does not shrink.
             let _ = mem.write(addr, &self.bytes[at..at + len]);
         }
         self.pending.clear();
+        self.through = 0;
         self.bytes.clear();
         self.span = (0, 0);
     }
@@ -146,7 +143,7 @@ impl CpuView {
         out.copy_from_slice(mem.read(addr, out.len())?);
         let end = addr + out.len() as u64;
         if addr < self.span.1 && self.span.0 < end {
-            for &(a, at, len) in self.pending.iter().filter(|w| w.1 != IN_MEMORY) {
+            for &(a, at, len) in &self.pending {
                 let (lo, hi) = (a.max(addr), (a + len as u64).min(end));
                 if lo < hi {
                     let src = &self.bytes[at + (lo - a) as usize..at + (hi - a) as usize];
