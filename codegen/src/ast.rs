@@ -95,6 +95,23 @@ pub struct Bits {
     pub width: u32,
 }
 
+impl Bits {
+    /// One past the highest bit, computed without overflow for any YAML value.
+    pub fn end(self) -> u64 {
+        u64::from(self.lsb).saturating_add(u64::from(self.width))
+    }
+
+    /// The largest value the field holds (all ones; `u64::MAX` from 64 bits up).
+    pub fn max_value(self) -> u64 {
+        1u64.checked_shl(self.width).map_or(u64::MAX, |v| v.wrapping_sub(1))
+    }
+
+    /// The highest bit (the lsb for a width of 0, which validation rejects).
+    pub fn msb(self) -> u64 {
+        self.end().saturating_sub(1).max(u64::from(self.lsb))
+    }
+}
+
 impl<'de> Deserialize<'de> for Bits {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -128,7 +145,10 @@ impl<'de> Deserialize<'de> for Bits {
                                 "bit range `{s}` is reversed; write the high bit first (\"{lsb}:{msb}\")"
                             )));
                         }
-                        Ok(Bits { lsb, width: msb - lsb + 1 })
+                        match msb.checked_sub(lsb).and_then(|d| d.checked_add(1)) {
+                            Some(width) => Ok(Bits { lsb, width }),
+                            None => Err(E::custom(format!("bit range `{s}` is wider than any register"))),
+                        }
                     }
                 }
             }

@@ -240,18 +240,19 @@ pub fn lower(map: &Map, diags: &mut Vec<Diagnostic>) -> Option<SocCaps> {
             }
             for (v, n) in [(&l.age_time_us, "age_time_us"), (&l.max_agg_time_us, "max_agg_time_us")] {
                 // The ring control words hold both times in 16-bit fields of timer units.
-                if h.timer_unit_us != 0 && v.value / h.timer_unit_us > u64::from(u16::MAX) {
+                let Some(unit) = core::num::NonZeroU64::new(h.timer_unit_us) else { continue };
+                if v.value / unit > u64::from(u16::MAX) {
                     diags.push(Diagnostic::error(
                         sub(lro, v).span(),
                         format!(
                             "`hw_lro.{n}` ({} us) is {} timer units of {} us; the LRO ring registers hold at most 65535",
                             v.value,
-                            v.value / h.timer_unit_us,
+                            v.value / unit,
                             h.timer_unit_us
                         ),
                     ));
                 }
-                if h.timer_unit_us != 0 && v.value % h.timer_unit_us != 0 {
+                if v.value % unit != 0 {
                     diags.push(Diagnostic::error(
                         sub(lro, v).span(),
                         format!(

@@ -90,7 +90,7 @@ pub fn union<'m>(socs: &[&'m Map]) -> Vec<USpace<'m>> {
                         blocks: Vec::new(),
                         everywhere: true,
                     });
-                    spaces.len() - 1
+                    spaces.len().saturating_sub(1)
                 }
             };
             let us = &mut spaces[si];
@@ -108,7 +108,7 @@ pub fn union<'m>(socs: &[&'m Map]) -> Vec<USpace<'m>> {
                             registers: Vec::new(),
                             everywhere: true,
                         });
-                        us.blocks.len() - 1
+                        us.blocks.len().saturating_sub(1)
                     }
                 };
                 let ub = &mut us.blocks[bi];

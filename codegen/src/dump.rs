@@ -104,7 +104,13 @@ pub fn to_json(m: &Map, caps: Option<&SocCaps>) -> Value {
                         if r.array.is_some() {
                             name += &format!("[{ri}]");
                         }
-                        let offset = b.base.value + bi * bs + r.offset.value + ri * rs;
+                        // Saturating: validation bounds these, but a dump must not panic on any map it is given.
+                        let offset = b
+                            .base
+                            .value
+                            .saturating_add(bi.saturating_mul(bs))
+                            .saturating_add(r.offset.value)
+                            .saturating_add(ri.saturating_mul(rs));
                         regs.push((offset, json!({"name": name, "offset": offset, "access": r.access.value.keyword(), "reset": r.reset.value, "fields": fields})));
                     }
                 }

@@ -1,4 +1,5 @@
 //! ddgen: generates typed Rust register crates from YAML descriptions of MediaTek frame engines.
+#![deny(clippy::arithmetic_side_effects)]
 //!
 //! The pipeline is `load` (YAML to syntax tree, with spans) -> `resolve` (apply `extends`) ->
 //! `validate` (one rule per pass) -> `caps` (check capabilities) -> `emit` (Rust via `quote`,

@@ -57,7 +57,7 @@ fn read_bounded(path: &Path, limit: usize) -> Result<Vec<u8>, Unread> {
     use std::io::Read;
     let file = std::fs::File::open(path).map_err(Unread::Io)?;
     let mut bytes = Vec::new();
-    file.take(limit as u64 + 1).read_to_end(&mut bytes).map_err(Unread::Io)?;
+    file.take((limit as u64).saturating_add(1)).read_to_end(&mut bytes).map_err(Unread::Io)?;
     if bytes.len() > limit { Err(Unread::TooLarge) } else { Ok(bytes) }
 }
 
@@ -229,6 +229,7 @@ const KNOWN_KEYS: &[&str] = &[
     "names",
 ];
 
+#[allow(clippy::arithmetic_side_effects, reason = "positions within a text, bounded by its length")]
 fn unknown_key_hint(message: &str) -> Option<String> {
     let start = message.find("unknown field `")? + "unknown field `".len();
     let rest = &message[start..];
@@ -238,6 +239,7 @@ fn unknown_key_hint(message: &str) -> Option<String> {
 }
 
 /// Levenshtein distance, for suggestions.
+#[allow(clippy::arithmetic_side_effects, reason = "positions within a text, bounded by its length")]
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
@@ -251,6 +253,7 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+#[allow(clippy::arithmetic_side_effects, reason = "positions within a text, bounded by its length")]
 fn line_col_to_offset(text: &str, line: u32, col: u32) -> usize {
     let mut off = 0;
     for (i, l) in text.split_inclusive('\n').enumerate() {

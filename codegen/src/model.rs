@@ -180,8 +180,7 @@ impl Field {
 
 /// The mask of a bit range (in a u64, so widths up to 63 are safe).
 pub fn mask(bits: Bits) -> u64 {
-    let w = bits.width.min(63);
-    ((1u64 << w) - 1) << bits.lsb.min(63)
+    Bits { lsb: bits.lsb, width: bits.width.min(63) }.max_value().checked_shl(bits.lsb).unwrap_or(0)
 }
 
 /// A DMA descriptor layout.

@@ -129,7 +129,7 @@ fn resolve_one(
         let result = match base {
             Err(()) => None,
             Ok(b) => {
-                let depth = b.as_ref().map_or(0, |b| b.ancestors.len() + 1);
+                let depth = b.as_ref().map_or(0, |b| b.ancestors.len().saturating_add(1));
                 match (&file.extends, b) {
                     (Some(ext), Some(b)) if depth > MAX_EXTENDS_DEPTH => {
                         let root = b.ancestors.last().unwrap_or(&b.name.value);

@@ -29,6 +29,7 @@ impl Span {
     }
 
     /// Builds a span from a serde-saphyr location inside `file`.
+    #[allow(clippy::arithmetic_side_effects, reason = "positions within a text, bounded by its length")]
     pub fn from_location(file: FileId, loc: &serde_saphyr::Location) -> Self {
         let s = loc.span();
         let start = s.byte_offset().unwrap_or(0) as usize;
@@ -85,7 +86,7 @@ impl Sources {
     /// Adds a file's text and returns its id.
     pub fn add(&mut self, path: impl Into<PathBuf>, text: String) -> FileId {
         self.files.push(SourceFile { path: path.into(), text });
-        (self.files.len() - 1) as FileId
+        (self.files.len().saturating_sub(1)) as FileId
     }
 
     /// The file with id `id`.
@@ -230,6 +231,7 @@ impl Diagnostic {
     }
 }
 
+#[allow(clippy::arithmetic_side_effects, reason = "positions within a text, bounded by its length")]
 fn clamp(span: Span, text: &str) -> std::ops::Range<usize> {
     let mut start = span.start.min(text.len());
     while !text.is_char_boundary(start) {

@@ -20,7 +20,7 @@ struct Item {
 }
 
 fn bits_text(lsb: u32, width: u32) -> String {
-    if width == 1 { format!("[{lsb}]") } else { format!("[{}:{lsb}]", lsb + width - 1) }
+    if width == 1 { format!("[{lsb}]") } else { format!("[{}:{lsb}]", crate::ast::Bits { lsb, width }.msb()) }
 }
 
 fn arr(a: &Option<crate::model::Array>) -> String {

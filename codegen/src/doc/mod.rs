@@ -65,7 +65,7 @@ fn relative(from: &Path, to: &Path) -> String {
     let a: Vec<Component> = from.components().collect();
     let b: Vec<Component> = to.components().collect();
     let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let mut parts: Vec<String> = vec!["..".to_string(); a.len() - common];
+    let mut parts: Vec<String> = vec!["..".to_string(); a.len().saturating_sub(common)];
     parts.extend(b[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned()));
     parts.join("/")
 }
@@ -159,6 +159,7 @@ fn cap_span(p: &Project, m: &Map, key: &str) -> Option<Span> {
 
 /// Finds `key:` indented below a `section:` line in file `file` (a plain text scan: the loader's
 /// typed model does not keep spans of keys it does not know).
+#[allow(clippy::arithmetic_side_effects, reason = "positions within a text, bounded by its length")]
 fn yaml_key_line(sources: &Sources, file: FileId, section: &str, key: &str) -> Option<Span> {
     let text = &sources.get(file).text;
     let mut in_section: Option<usize> = None;
@@ -323,7 +324,7 @@ fn block(b: &mut String, s: &Space, bl: &Block, links: &Links) {
         let _ = writeln!(
             b,
             "<tr><td class=\"mono\">0x{:04x}</td><td><a href=\"#{}\"><code>{}</code></a>{}</td><td>{}</td><td class=\"mono\">0x{:08x}</td><td>{}</td></tr>",
-            bl.base.value + r.offset.value,
+            bl.base.value.saturating_add(r.offset.value),
             reg_id(s, bl, r),
             esc(&r.name),
             array_text(&r.array),
@@ -349,7 +350,7 @@ fn register(b: &mut String, s: &Space, bl: &Block, r: &Register, links: &Links) 
         reg_id(s, bl, r),
         esc(&bl.name),
         esc(&r.name),
-        bl.base.value + r.offset.value,
+        bl.base.value.saturating_add(r.offset.value),
         array_text(&r.array)
     );
     let _ = writeln!(
@@ -381,8 +382,7 @@ fn register(b: &mut String, s: &Space, bl: &Block, r: &Register, links: &Links) 
     }
     b.push_str("<div class=\"scroll\"><table><tr><th>bits</th><th>field</th><th>access</th><th>reset</th><th>description</th><th>source</th></tr>\n");
     for (name, bits, f) in &fields {
-        let range =
-            if bits.width == 1 { bits.lsb.to_string() } else { format!("{}:{}", bits.lsb + bits.width - 1, bits.lsb) };
+        let range = if bits.width == 1 { bits.lsb.to_string() } else { format!("{}:{}", bits.msb(), bits.lsb) };
         let reset = (r.reset.value & crate::model::mask(*bits)) >> bits.lsb.min(63);
         let mut desc = esc(&f.description);
         if !f.values.is_empty() {
@@ -425,7 +425,7 @@ fn descriptor(b: &mut String, d: &Descriptor, links: &Links) {
             b,
             "<section class=\"reg\" id=\"d-{}-w{w}\"><h4>Word {w} (byte offset {})</h4>",
             ident(&d.name),
-            w * 4
+            w.saturating_mul(4)
         );
         let segs: Vec<svg::Seg> = fields
             .iter()
@@ -441,11 +441,7 @@ fn descriptor(b: &mut String, d: &Descriptor, links: &Links) {
         );
         for f in fields {
             let bits = f.bits.value;
-            let range = if bits.width == 1 {
-                bits.lsb.to_string()
-            } else {
-                format!("{}:{}", bits.lsb + bits.width - 1, bits.lsb)
-            };
+            let range = if bits.width == 1 { bits.lsb.to_string() } else { format!("{}:{}", bits.msb(), bits.lsb) };
             let _ = writeln!(
                 b,
                 "<tr><td class=\"mono\">{range}</td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",

@@ -1,5 +1,9 @@
 //! SVG bitfield diagrams: a 32-bit word drawn as two rows of 16 bits, each field a box at its bit
 //! positions with its name and access kind; bits no field covers are shaded (reserved).
+#![allow(
+    clippy::arithmetic_side_effects,
+    reason = "pixel layout of bits 0..=31; field bounds from YAML are clamped where they are read"
+)]
 
 use super::html::esc;
 use std::fmt::Write;
@@ -48,7 +52,7 @@ pub fn word(title: &str, segs: &[Seg]) -> String {
     let _ = write!(s, "<title>{}</title>", esc(title));
     let mut covered = [false; 32];
     for sg in segs {
-        for b in sg.lsb..(sg.lsb + sg.width).min(32) {
+        for b in sg.lsb..sg.lsb.saturating_add(sg.width).min(32) {
             covered[b as usize] = true;
         }
     }
@@ -75,13 +79,13 @@ pub fn word(title: &str, segs: &[Seg]) -> String {
         }
         for sg in segs {
             let f_lo = sg.lsb.max(lo);
-            let f_hi = (sg.lsb + sg.width - 1).min(hi).min(31);
+            let f_hi = sg.lsb.saturating_add(sg.width).saturating_sub(1).min(hi).min(31);
             if sg.width == 0 || f_lo > f_hi {
                 continue;
             }
             let x = (hi - f_hi) * CELL + 2;
             let cw = (f_hi - f_lo + 1) * CELL;
-            let msb = sg.lsb + sg.width - 1;
+            let msb = sg.lsb.saturating_add(sg.width).saturating_sub(1);
             let bits = if sg.width == 1 { format!("{}", sg.lsb) } else { format!("{msb}:{}", sg.lsb) };
             let tip = match sg.access {
                 Some(a) => format!("{} [{bits}] {a}", sg.name),

@@ -34,7 +34,7 @@ pub fn emit(maps: &[&Map]) -> TokenStream {
             for f in fields {
                 let (lsb, width) = (f.bits.value.lsb, f.bits.value.width);
                 let w = proc_macro2::Literal::usize_unsuffixed(f.word.value as usize);
-                let mask = super::hex(((1u64 << width) - 1) << lsb);
+                let mask = super::hex(crate::model::mask(f.bits.value));
                 let l = proc_macro2::Literal::u32_unsuffixed(lsb);
                 let name = super::ident(&f.name.value);
                 let setter = format_ident!("set_{}", name);
@@ -43,7 +43,7 @@ pub fn emit(maps: &[&Map]) -> TokenStream {
                 let bits = if width == 1 {
                     format!("word {}, bit {lsb}", f.word.value)
                 } else {
-                    format!("word {}, bits {}:{lsb}", f.word.value, lsb + width - 1)
+                    format!("word {}, bits {}:{lsb}", f.word.value, f.bits.value.msb())
                 };
                 let d = if f.description.is_empty() { format!("`{}`", f.name.value) } else { f.description.clone() };
                 let gdoc = doc(&format!("{d} ({bits})."));

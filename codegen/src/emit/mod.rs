@@ -92,6 +92,7 @@ pub(crate) fn doc(text: &str) -> TokenStream {
 
 /// Escapes `[`/`]` from YAML text (bit ranges like `[31:22]`) so rustdoc does not read them as
 /// links; the emitter's own links are always written as ``[`Item`]`` and are kept.
+#[allow(clippy::arithmetic_side_effects, reason = "positions within a text, bounded by its length")]
 fn escape_brackets(line: &str) -> String {
     let chars: Vec<char> = line.chars().collect();
     let mut out = String::with_capacity(line.len());

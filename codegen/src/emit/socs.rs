@@ -180,7 +180,7 @@ fn block_value(space: &str, ub: &crate::codegen_model::UBlock, b: &Block, base: 
         let Some(ur) = ub.registers.iter().find(|ur| ur.reg.name.value == r.name.value) else { continue };
         let name = ident(&r.name.value);
         let vty = names.value(space, ub.name, &r.name.value);
-        let off = hex(base + r.offset.value);
+        let off = hex(base.saturating_add(r.offset.value));
         let reset = hex(r.reset.value);
         let spec = quote!(crate::bus::RegSpec::new(#off, crate::values::#vty(#reset)));
         let v = match &r.array {
@@ -201,7 +201,7 @@ fn register_table(m: &Map) -> String {
     for s in &m.spaces {
         for b in &s.blocks {
             for r in &b.registers {
-                let abs = b.base.value + r.offset.value;
+                let abs = b.base.value.saturating_add(r.offset.value);
                 let rep = match (&b.array, &r.array) {
                     (Some(a), _) => format!("{} x {:#x} (block)", a.count.value, a.stride.value),
                     (_, Some(a)) => format!("{} x {:#x}", a.count.value, a.stride.value),
@@ -266,7 +266,7 @@ fn register_metas(m: &Map) -> TokenStream {
                 };
                 let name = format!("{}.{}", b.name.value, r.name.value);
                 let (off, st, c, reset) =
-                    (hex(b.base.value + r.offset.value), hex(stride), num(count), hex(r.reset.value));
+                    (hex(b.base.value.saturating_add(r.offset.value)), hex(stride), num(count), hex(r.reset.value));
                 let (ro, w1c, wo) = (hex(ro), hex(w1c), hex(wo));
                 out.extend(quote! {
                     crate::meta::RegMeta {

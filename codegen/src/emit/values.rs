@@ -20,7 +20,8 @@ impl TypeNames {
         let mut count: HashMap<String, usize> = HashMap::new();
         for s in spaces {
             for b in &s.blocks {
-                *count.entry(b.name.to_string()).or_default() += 1;
+                let n = count.entry(b.name.to_string()).or_default();
+                *n = n.saturating_add(1);
             }
         }
         TypeNames { prefix_space: count.into_iter().map(|(k, v)| (k, v > 1)).collect() }
@@ -194,13 +195,13 @@ fn emit_value(ty: &Ident, path: &str, reg: &Register, enum_name: &dyn Fn(&Field)
         }
         let access = f.access(reg);
         let (lsb, width) = (f.bits.value.lsb, f.bits.value.width);
-        let mask = hex(((1u64 << width) - 1) << lsb);
+        let mask = hex(crate::model::mask(f.bits.value));
         let lsb_lit = proc_macro2::Literal::u32_unsuffixed(lsb);
         let name = ident(&f.name.value);
         let setter = format_ident!("set_{}", name);
         let with = format_ident!("with_{}", name);
         let clear = format_ident!("clear_{}", name);
-        let bits_desc = if width == 1 { format!("bit {lsb}") } else { format!("bits {}:{lsb}", lsb + width - 1) };
+        let bits_desc = if width == 1 { format!("bit {lsb}") } else { format!("bits {}:{lsb}", f.bits.value.msb()) };
         let d = if f.description.is_empty() { format!("`{}`", f.name.value) } else { f.description.clone() };
         let getter_doc = doc(&format!("{d} ({bits_desc}, {}).", access.keyword()));
         let setter_doc = doc(&format!("Sets `{}` ({bits_desc}): {d}", f.name.value));
@@ -247,7 +248,7 @@ fn emit_value(ty: &Ident, path: &str, reg: &Register, enum_name: &dyn Fn(&Field)
                 });
             }
             Access::W1c => {
-                w1c_mask |= ((1u64 << width) - 1) << lsb;
+                w1c_mask |= crate::model::mask(f.bits.value);
                 let clear_doc = doc(&format!(
                     "Clears `{}` ({bits_desc}) on the next write: sets its bits to 1 (write-1-to-clear). {d}",
                     f.name.value
@@ -314,17 +315,17 @@ fn emit_field_array(
     let access = f.access(reg);
     let (lsb, width) = (f.bits.value.lsb, f.bits.value.width);
     let (count, stride) = (f.count(), f.array.as_ref().map_or(0, |a| a.stride.value));
-    let last = f.element(count - 1).lsb;
+    let last = f.element(count.saturating_sub(1)).lsb;
     let count_lit = proc_macro2::Literal::usize_unsuffixed(count as usize);
     let (lsb_lit, stride_lit) =
         (proc_macro2::Literal::u32_unsuffixed(lsb), proc_macro2::Literal::u32_unsuffixed(stride as u32));
-    let wmask = hex((1u64 << width) - 1);
+    let wmask = hex(f.bits.value.max_value());
     let name = ident(&f.name.value);
     let setter = format_ident!("set_{}", name);
     let clear = format_ident!("clear_{}", name);
     let raw_int = int_type(width);
     let span = if width == 1 {
-        format!("bits {lsb}, {}, ... {last}", lsb + stride as u32)
+        format!("bits {lsb}, {}, ... {last}", lsb.saturating_add(stride as u32))
     } else {
         format!("{count} x {width} bits from bit {lsb}, {stride} apart")
     };
@@ -446,7 +447,7 @@ pub(crate) fn emit_enum(en: &Ident, f: &Field, width: u32) -> TokenStream {
         let masked = if is_bool {
             quote!(bits)
         } else {
-            let m = proc_macro2::Literal::u64_unsuffixed((1u64 << width) - 1);
+            let m = proc_macro2::Literal::u64_unsuffixed(crate::ast::Bits { lsb: 0, width }.max_value());
             quote!(bits & #m)
         };
         quote! {

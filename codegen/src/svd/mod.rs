@@ -123,11 +123,16 @@ fn block_size(b: &Block) -> u64 {
         .registers
         .iter()
         .map(|r| {
-            r.offset.value + r.array.as_ref().map_or(0, |a| a.stride.value * (a.count.value.saturating_sub(1))) + 4
+            r.offset
+                .value
+                .saturating_add(
+                    r.array.as_ref().map_or(0, |a| a.stride.value.saturating_mul(a.count.value.saturating_sub(1))),
+                )
+                .saturating_add(4)
         })
         .max()
         .unwrap_or(4);
-    end.div_ceil(4) * 4
+    end.div_ceil(4).saturating_mul(4)
 }
 
 /// The SVD text of `m`; `bases` gives a space's base address (absent: 0).
@@ -146,7 +151,7 @@ pub fn to_svd(m: &Map, bases: &HashMap<String, u64>) -> String {
             let pname = if multi { format!("{}_{}", s.name.value, b.name.value) } else { b.name.value.clone() };
             let (count, stride) = b.array.as_ref().map_or((1, 0), |a| (a.count.value, a.stride.value));
             for k in 0..count {
-                let addr = space_base + b.base.value + k * stride;
+                let addr = space_base.saturating_add(b.base.value).saturating_add(k.saturating_mul(stride));
                 let name = if b.array.is_some() { format!("{pname}{k}") } else { pname.clone() };
                 if k > 0 {
                     let _ = writeln!(

@@ -30,7 +30,7 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
                 );
             }
             let b = f.bits.value;
-            if b.width == 0 || b.lsb as u64 + b.width as u64 > 32 {
+            if b.width == 0 || b.end() > 32 {
                 diags.push(Diagnostic::error(
                     f.bits.span,
                     format!("field `{}.{}` is outside its 32-bit word", d.name.value, f.name.value),

@@ -61,7 +61,7 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
                                 block.name.value, reg.name.value, f.name.value, count, total, width
                             ),
                         )
-                        .label(format!("{} value(s) have no name", total - count))
+                        .label(format!("{} value(s) have no name", total.saturating_sub(count)))
                         .with(f.values[0].0.span, "the enumeration starts here")
                         .note(format!("unnamed values: {listed}"))
                         .note("unnamed values decode as `Other(raw)` in the generated enum")

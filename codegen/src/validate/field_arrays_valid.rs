@@ -37,14 +37,20 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
                         );
                         continue;
                     }
-                    let last = f.bits.value.lsb as u64 + stride * (count - 1) + width - 1;
-                    if last > 31 {
+                    // Checked: stride and count come straight from the YAML and may be near u64::MAX.
+                    let last = stride
+                        .checked_mul(count.saturating_sub(1))
+                        .and_then(|span| span.checked_add(u64::from(f.bits.value.lsb)))
+                        .and_then(|end| end.checked_add(width.saturating_sub(1)));
+                    let past = last.is_none_or(|last| last > 31);
+                    if past {
+                        let ends = last.map_or_else(|| "beyond bit 2^64".to_string(), |l| format!("at bit {l}"));
                         diags.push(
                             Diagnostic::error(
                                 a.span,
                                 format!(
-                                    "field array `{path}` runs past the register: element {} ends at bit {last}",
-                                    count - 1
+                                    "field array `{path}` runs past the register: element {} ends {ends}",
+                                    count.saturating_sub(1)
                                 ),
                             )
                             .label(format!(

@@ -10,7 +10,7 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
             for reg in &block.registers {
                 for f in &reg.fields {
                     let b = f.bits.value;
-                    if b.width == 0 || b.lsb as u64 + b.width as u64 > 32 {
+                    if b.width == 0 || b.end() > 32 {
                         diags.push(
                             Diagnostic::error(
                                 f.bits.span,
@@ -20,7 +20,7 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
                                     reg.name.value,
                                     f.name.value,
                                     b.lsb,
-                                    b.lsb as u64 + b.width as u64 - 1
+                                    b.msb()
                                 ),
                             )
                             .label("registers have bits 0..=31"),

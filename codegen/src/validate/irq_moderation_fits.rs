@@ -13,13 +13,13 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
     let m: In<_> = sub(irq, m);
     let md = &m.value.value;
     let unit = md.time_unit_us.value;
-    if unit == 0 || unit > 1_000_000 {
+    let Some(unit) = core::num::NonZeroU64::new(unit).filter(|u| u.get() <= 1_000_000) else {
         diags.push(Diagnostic::error(
             sub(&m, &md.time_unit_us).span(),
             format!("`irq.moderation.time_unit_us` is {unit}; it must be 1..=1000000"),
         ));
         return;
-    }
+    };
     for reg in DELAY_IRQ_REGISTERS {
         if map.find_register(reg).is_none() {
             diags.push(
@@ -64,7 +64,7 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
                     )),
                     Some(f) => {
                         let w = f.bits.value.width;
-                        if value >= 1u64.checked_shl(w).unwrap_or(u64::MAX) {
+                        if value > f.bits.value.max_value() {
                             diags.push(
                                 Diagnostic::error(
                                     span,

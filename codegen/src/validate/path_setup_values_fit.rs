@@ -23,7 +23,7 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
                 match &v.value {
                     FieldValue::Num(n) => {
                         let width = f.bits.value.width;
-                        if width < 64 && *n >> width != 0 {
+                        if *n > f.bits.value.max_value() {
                             diags.push(
                                 Diagnostic::error(
                                     span,
@@ -32,7 +32,7 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
                                         fname.value
                                     ),
                                 )
-                                .label(format!("at most {:#x}", (1u64 << width) - 1)),
+                                .label(format!("at most {:#x}", f.bits.value.max_value())),
                             );
                         }
                     }

@@ -18,7 +18,7 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
                     ));
                 }
                 for f in &reg.fields {
-                    let max = 1u64.checked_shl(f.bits.value.width.min(63)).map_or(u64::MAX, |v| v - 1);
+                    let max = f.bits.value.max_value();
                     for (i, (name, v)) in f.values.iter().enumerate() {
                         if v.value > max {
                             diags.push(

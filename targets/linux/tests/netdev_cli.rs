@@ -54,7 +54,11 @@ fn netdev_without_root_says_it_needs_root() {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
         let exe = dir.join("fe");
-        std::fs::copy(env!("CARGO_BIN_EXE_fe"), &exe).unwrap();
+        // The copy is written by `cp` in a process of its own: a write descriptor opened here
+        // would be inherited by children that sibling tests fork meanwhile, and executing the
+        // copy while any of them still holds it fails with ETXTBSY ("Text file busy").
+        let copied = Command::new("cp").arg(env!("CARGO_BIN_EXE_fe")).arg(&exe).status().unwrap();
+        assert!(copied.success(), "cp {} {}: {copied}", env!("CARGO_BIN_EXE_fe"), exe.display());
         std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
         let mut c = Command::new(setpriv);
         c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(&exe);
