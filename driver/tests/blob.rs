@@ -140,3 +140,84 @@ proptest! {
         let _ = kind(&g);
     }
 }
+
+/// The struct block's word range `[begin, end)` of the first node named `name` (its FDT_BEGIN_NODE
+/// through its FDT_END_NODE), walking the tokens of a well-formed blob.
+fn node_words(b: &[u8], name: &str) -> (usize, usize) {
+    let word = |i: usize| u32::from_be_bytes(b[i * 4..i * 4 + 4].try_into().unwrap());
+    let off_struct = u32::from_be_bytes(b[8..12].try_into().unwrap()) as usize / 4;
+    let (mut i, mut depth, mut start) = (off_struct, 0usize, None);
+    loop {
+        match word(i) {
+            1 => {
+                let n = &b[(i + 1) * 4..];
+                let len = n.iter().position(|c| *c == 0).unwrap();
+                if start.is_none() && &n[..len] == name.as_bytes() {
+                    start = Some((i, depth));
+                }
+                depth += 1;
+                i += 1 + (len + 4) / 4;
+            }
+            2 => {
+                depth -= 1;
+                i += 1;
+                if let Some((s, d)) = start.filter(|(_, d)| *d == depth) {
+                    let _ = d;
+                    return (s, i);
+                }
+            }
+            3 => i += 3 + (word(i + 1) as usize).div_ceil(4),
+            4 => i += 1,
+            _ => panic!("no node {name}"),
+        }
+    }
+}
+
+/// Overwrites words `[from, to)` of `b` with FDT_NOP.
+fn nop(b: &mut [u8], from: usize, to: usize) {
+    for w in from..to {
+        set_word(b, w, 4);
+    }
+}
+
+/// Word index of the property after the one at word `at` (FDT_PROP, len, nameoff, value).
+fn next_prop(b: &[u8], at: usize) -> usize {
+    let len = u32::from_be_bytes(b[(at + 1) * 4..(at + 2) * 4].try_into().unwrap()) as usize;
+    at + 3 + len.div_ceil(4)
+}
+
+#[test]
+fn nodes_deleted_with_fdt_nop_are_skipped_as_boot_loaders_and_qemu_leave_them() {
+    // QEMU's `virt` (for -dtb) and U-Boot delete nodes by overwriting them with FDT_NOP: the probe
+    // reads the rest of the tree as if the node were not there.
+    let with_memory = mt7621_board()
+        .child(support::Node::new("memory@0").str("device_type", "memory").cells("reg", &[0, 0x1000_0000]));
+    let g = dtb(&with_memory);
+    let before = format!("{:?}", probe(&g).unwrap());
+    let mut n = g.clone();
+    let (s, e) = node_words(&n, "memory@0");
+    nop(&mut n, s, e);
+    assert_eq!(format!("{:?}", probe(&n).unwrap()), before);
+
+    // Elsewhere (a deleted property, a deleted node below the root) the `fdt` reader would assert
+    // or stop early: refused by name instead.
+    let refused = "FDT_NOP other than among the root's children or before a node's end";
+    let (s, _) = node_words(&g, "mac@0");
+    let first = s + 1 + (b"mac@0\0".len()).div_ceil(4);
+    let second = next_prop(&g, first);
+    let mut m = g.clone();
+    nop(&mut m, second, next_prop(&g, second));
+    let e = probe(&m).unwrap_err();
+    assert!(matches!(e.kind, K::BadStructure { what, .. } if what == refused), "{e}");
+    let mut d = g.clone();
+    let (s, e) = node_words(&g, "mac@0"); // a sibling (mac@1) follows it
+    nop(&mut d, s, e);
+    let e = probe(&d).unwrap_err();
+    assert!(matches!(e.kind, K::BadStructure { what, .. } if what == refused), "{e}");
+    // Before a node's end the reader skips them: the MAC's fixed link deleted leaves a MAC whose
+    // link is not known, as if the board had none.
+    let mut l = g.clone();
+    let (s, e) = node_words(&g, "fixed-link");
+    nop(&mut l, s, e);
+    assert!(probe(&l).unwrap().macs().next().is_some_and(|m| m.link.fixed_speed().is_none()));
+}

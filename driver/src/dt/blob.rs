@@ -149,7 +149,23 @@ fn check_structure(s: &[u8], strings: &[u8]) -> Result<(), ProbeError<'static>> 
                 }
                 depth -= 1;
             }
-            NOP => return Err(bad("FDT_NOP tokens are not supported", at)),
+            NOP => {
+                // Boot loaders and QEMU delete nodes by overwriting them with FDT_NOP
+                // (`fdt_nop_node`; QEMU's `virt` does it to the memory nodes of a -dtb tree). The
+                // `fdt` crate skips NOPs among the root's children and before any node's end, but
+                // asserts on them elsewhere (between properties, among a deeper node's children),
+                // so those are refused by name rather than handed to it.
+                let mut next = off;
+                while be32(s, next) == Some(NOP) {
+                    next += 4;
+                }
+                let follows = be32(s, next).ok_or_else(|| bad("structure block ends without FDT_END", next))?;
+                if !(follows == END_NODE || (depth == 1 && follows == BEGIN_NODE)) {
+                    return Err(bad("FDT_NOP other than among the root's children or before a node's end", at));
+                }
+                off = next;
+                continue;
+            }
             END => {
                 if depth != 0 || !seen_root {
                     return Err(bad("FDT_END inside a node or before the root", at));
