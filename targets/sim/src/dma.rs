@@ -61,6 +61,15 @@ impl DmaMemory {
         DmaMemory { bytes: Backing::Lent(region), base, next: 0, live: Vec::new() }
     }
 
+    /// Memory another party allocates from (a guest's RAM behind a bus: its kernel owns the
+    /// allocator), lent at bus address `base`: every byte is addressable from the start, and
+    /// [`DmaMemory::alloc`] is not used.
+    #[must_use]
+    pub fn guest_ram(region: &'static mut [u8], base: u64) -> Self {
+        let next = region.len();
+        DmaMemory { bytes: Backing::Lent(region), base, next, live: Vec::new() }
+    }
+
     /// Allocates `size` bytes aligned to `align` (a power of two): the first gap between live
     /// allocations that fits; `None` when memory is full.
     pub fn alloc(&mut self, size: usize, align: usize) -> Option<u64> {

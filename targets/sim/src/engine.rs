@@ -73,6 +73,9 @@ pub(crate) struct Inner {
     pub(crate) min_next: [u64; QUEUES],
     /// Partial frame of a multi-descriptor TX.
     pub(crate) partial: Vec<u8>,
+    /// The first descriptor of the frame being gathered: the engine takes a frame's offloads
+    /// (checksum, TSO) from it, as Linux's driver sets them only there.
+    pub(crate) partial_first: crate::tx::TxDesc,
     /// Frame buffers done with, for the next frames.
     pub(crate) buffers: crate::buffers::FrameBuffers,
     pub(crate) in_reset: bool,
@@ -186,6 +189,14 @@ impl Sim {
         Self::with_dma_memory(soc, DmaMemory::over(region, base))
     }
 
+    /// Like [`Sim::new`], DMA going to a guest's RAM (`region`, at guest physical address `base`)
+    /// whose allocator is the guest's: the model behind a bus (the QEMU device), where every
+    /// address of the RAM is the guest's to hand to the engine.
+    #[must_use]
+    pub fn with_guest_ram(soc: &'static SocInfo, region: &'static mut [u8], base: u64) -> Self {
+        Self::with_dma_memory(soc, DmaMemory::guest_ram(region, base))
+    }
+
     fn with_dma_memory(soc: &'static SocInfo, dma: DmaMemory) -> Self {
         let macs = (0..soc.caps.macs.len())
             .map(|_| MacPort { tx: Wire::new(1000), rx_link: Wire::new(1000), link_up: true, ..MacPort::default() })
@@ -201,6 +212,7 @@ impl Sim {
                 shaper_next: [0; QUEUES],
                 min_next: [0; QUEUES],
                 partial: Vec::new(),
+                partial_first: crate::tx::TxDesc::default(),
                 buffers: Default::default(),
                 in_reset: false,
                 tx_hung: false,
@@ -435,6 +447,13 @@ impl Sim {
         }
     }
 
+    /// Frames the link partner has sent to MAC `mac` that the MAC has not taken in yet (a host
+    /// feeding frames from outside holds back while this is high).
+    #[must_use]
+    pub fn pending_from_link(&self, mac: usize) -> usize {
+        self.inner.borrow().macs.get(mac).map_or(0, |m| m.rx.len())
+    }
+
     /// Frames MAC `mac` has put on its wire that have fully left by now: `(time, frame)`.
     pub fn take_sent(&self, mac: usize) -> Vec<(u64, Vec<u8>)> {
         let mut s = self.inner.borrow_mut();
@@ -520,6 +539,27 @@ impl Sim {
             IrqLayout::Shared { line: l } => l == line && (rx || tx),
             IrqLayout::Split { tx: t, rx: r } => (t == line && tx) || (r == line && rx),
         }
+    }
+
+    /// The simulated time of the next thing the engine will do by itself (a frame finishing on a
+    /// wire in either direction, a queued frame the shaper or a pause holds, a fault, an LRO or
+    /// interrupt-moderation timer), or `None` when it is idle until the driver or a link partner
+    /// acts: a host that runs the model on its own clock (the QEMU device) sleeps until then.
+    #[must_use]
+    pub fn next_event(&self) -> Option<u64> {
+        let s = self.inner.borrow();
+        let mut next = earliest(earliest(s.faults.next_time(), s.lro_deadline()), s.moderation_deadline());
+        for m in &s.macs {
+            next = earliest(next, m.rx.front().map(|(t, _, _)| *t));
+            next = earliest(next, m.tx.frames.front().map(|(t, _)| *t));
+        }
+        for p in s.switches.iter().flat_map(|sw| &sw.ports) {
+            next = earliest(next, p.egress.frames.front().map(|(t, _)| *t));
+        }
+        if let Some(t) = s.tx_ready_time() {
+            next = earliest(next, Some(t));
+        }
+        next
     }
 
     /// Runs the engine for `ns` nanoseconds of simulated time.

@@ -104,6 +104,7 @@ impl Inner {
                 return;
             }
             if self.partial.is_empty() {
+                self.partial_first = d;
                 // A frame's first buffer: gathered into a spare buffer, the large one for a
                 // scatter-gather frame (a GSO frame's head and page fragments) with room for
                 // all of it at once, not a reallocation per fragment.
@@ -130,7 +131,11 @@ impl Inner {
             self.regs.set(Space::Fe, off(fe.qdma.dtx_ptr), d.next);
             if d.last {
                 let frame = core::mem::take(&mut self.partial);
-                self.enqueue_tx(d, frame);
+                // Offloads come from the frame's first descriptor (mtk_tx_set_dma_desc_v1/v2 in
+                // Linux 6.12 write TX_DMA_CHKSUM and TX_DMA_TSO only when `info->first`); the
+                // queue and forward port from the last, which Linux writes on every descriptor.
+                let first = self.partial_first;
+                self.enqueue_tx(TxDesc { chksum: first.chksum, tso: first.tso, ..d }, frame);
             }
             self.complete(crate::moderation::Dir::Tx);
         }
@@ -212,6 +217,18 @@ impl Inner {
         (min.filter(|&r| r > 0), u64::from(v.max_rate_weight()).max(1))
     }
 
+    /// The earliest time a queued frame may leave (wire, pause and shaper allowing), if any
+    /// queue holds one.
+    pub(crate) fn tx_ready_time(&self) -> Option<u64> {
+        self.queues
+            .occupied_from(0)
+            .filter_map(|q| {
+                let m = &self.macs[self.queues.front_mac(q)?];
+                Some(self.now.max(m.tx.busy_until).max(m.paused_until).max(self.shaper_next[q]))
+            })
+            .min()
+    }
+
     /// Sends the next frame of some queue on its MAC's wire at the earliest time allowed by the
     /// wire, a pause from the link partner and the queue's max-rate shaper, if that is
     /// `<= target`; returns false when nothing can be sent by then. Among queues ready at the same
@@ -257,6 +274,12 @@ impl Inner {
         // Weighted service: a queue's share of a busy MAC is proportional to its weight (idle
         // queues come back at the floor: TxQueues).
         self.queues.charge(q, bits * 16 / weight);
+        // The GMAC pads a short frame to the 60-byte minimum in hardware (Linux's driver does not
+        // pad in software: mtk_start_xmit hands 42-byte ARP replies to the engine as they are).
+        let mut frame = frame;
+        if frame.len() < crate::packet::MIN_FRAME {
+            frame.resize(crate::packet::MIN_FRAME, 0);
+        }
         let len = frame.len() as u32;
         if let Some(c) = self.macs[mac].capture_tx.as_mut() {
             c.record(t, &frame);

@@ -104,6 +104,23 @@ pub fn send(rig: &mut Rig, mac: u32, qid: u32, frame: &[u8]) {
 
 /// Like [`send`], with the descriptor's checksum-offload and TSO requests.
 pub fn send_with(rig: &mut Rig, mac: u32, qid: u32, frame: &[u8], csum: bool, tso: bool) {
+    send_parts(rig, mac, qid, &[(frame, csum, tso)]);
+}
+
+/// One frame in several buffers, one descriptor each, with each descriptor's checksum and TSO
+/// requests (`(bytes, csum, tso)` in order; the last descriptor ends the frame).
+pub fn send_parts(rig: &mut Rig, mac: u32, qid: u32, parts: &[(&[u8], bool, bool)]) {
+    let mut next = 0;
+    for (k, &(bytes, csum, tso)) in parts.iter().enumerate() {
+        next = write_desc(rig, mac, qid, bytes, k + 1 == parts.len(), csum, tso);
+    }
+    let soc = info(&rig.sim);
+    w(&rig.sim, soc.fe.qdma.ctx_ptr.offset(), next);
+}
+
+/// Writes the next TX descriptor for `frame` in its own buffer; gives the following
+/// descriptor's address (the doorbell value).
+fn write_desc(rig: &mut Rig, mac: u32, qid: u32, frame: &[u8], last: bool, csum: bool, tso: bool) -> u32 {
     let soc = info(&rig.sim);
     let ds = tx_size(soc);
     let i = rig.next_tx;
@@ -118,7 +135,7 @@ pub fn send_with(rig: &mut Rig, mac: u32, qid: u32, frame: &[u8], csum: bool, ts
             .with_addr0(buf as u32)
             .with_next(next)
             .with_plen0(frame.len() as u16)
-            .with_ls0(true)
+            .with_ls0(last)
             .with_fport(mac as u8 + 1)
             .with_qid(qid as u8)
             .with_chksum(ck)
@@ -129,7 +146,7 @@ pub fn send_with(rig: &mut Rig, mac: u32, qid: u32, frame: &[u8], csum: bool, ts
             .with_addr0(buf as u32)
             .with_next(next)
             .with_plen0(frame.len() as u16)
-            .with_ls0(true)
+            .with_ls0(last)
             .with_fport(mac as u8 + 1)
             .with_qid(qid as u8)
             .with_chksum(ck)
@@ -139,7 +156,7 @@ pub fn send_with(rig: &mut Rig, mac: u32, qid: u32, frame: &[u8], csum: bool, ts
     };
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     rig.sim.dma_write(addr, &bytes).unwrap();
-    w(&rig.sim, soc.fe.qdma.ctx_ptr.offset(), next);
+    next
 }
 
 pub fn tcp_frame(payload: usize, ipv6: bool) -> Vec<u8> {
