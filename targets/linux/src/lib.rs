@@ -3,6 +3,7 @@
 //! interface of the real Linux stack).
 
 pub mod dtc;
+pub mod guest_dt;
 pub mod netdev;
 pub mod report;
 pub mod run;

@@ -122,6 +122,18 @@ enum Command {
         #[command(subcommand)]
         what: CtlWhat,
     },
+    /// A board's Ethernet node for QEMU's `virt` machine and the `mtk-frame-engine` device: DTS
+    /// text to append to virt's decompiled tree (scripts/guest-dt does the merge).
+    GuestDts {
+        /// The board's device tree (.dtb or .dts).
+        file: PathBuf,
+        /// Guest physical address of the frame-engine window (syscons follow 1 MiB apart).
+        #[arg(long, default_value = "0x0b000000", value_parser = parse_addr)]
+        base: u64,
+        /// First GIC SPI of the interrupt lines.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(0..=987))]
+        spi: u32,
+    },
     /// Counters of a running `fe netdev`: the driver's ethtool -S per MAC, the TAP bridge's, SoftLRO's.
     Stats {
         /// The run's namespace prefix (its socket is /run/fe/PREFIX.sock).
@@ -364,6 +376,29 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::GuestDts { file, base, spi } => {
+            let dtb = match fe_linux::dtc::load(&file) {
+                Ok(b) => b,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(1);
+                }
+            };
+            let at = fe_linux::guest_dt::Placement { base, first_spi: spi, ..Default::default() };
+            match fe_driver::dt::probe(&dtb)
+                .map_err(|e| e.to_string())
+                .and_then(|b| fe_linux::guest_dt::fragment(&dtb, &b, at))
+            {
+                Ok(text) => {
+                    print!("{text}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {}: {e}", file.display());
+                    ExitCode::from(1)
+                }
+            }
+        }
         Command::Probe { file, json } => {
             let dtb = match fe_linux::dtc::load(&file) {
                 Ok(b) => b,
@@ -391,4 +426,17 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// A guest physical address: decimal or 0x-prefixed hex, 4 KiB aligned.
+fn parse_addr(s: &str) -> Result<u64, String> {
+    let v = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => s.parse(),
+    }
+    .map_err(|_| format!("`{s}` is not an address (decimal or 0x hex)"))?;
+    if !v.is_multiple_of(0x1000) {
+        return Err(format!("{v:#x} is not 4 KiB aligned"));
+    }
+    Ok(v)
 }
