@@ -57,8 +57,11 @@ impl Device {
         sim.place_fe(board.reg.base, board.reg.size);
         for m in board.enabled_macs() {
             sim.wire_interface(usize::from(m.id), Some(m.phy_mode));
-            if let Link::Fixed { speed, .. } = m.link {
-                sim.set_link_speed(usize::from(m.id), speed);
+            match m.link {
+                Link::Fixed { speed, .. } => sim.set_link_speed(usize::from(m.id), speed),
+                // The MAC's PHY answers on the MDIO bus at its node's address.
+                Link::Phy { phy } => sim.attach_phy(mdio_address(dtb, &phy.to_string())?),
+                _ => {}
             }
         }
         let mut windows = vec![Window { space: Space::Fe, base: board.reg.base, size: board.reg.size }];
@@ -197,6 +200,17 @@ impl Device {
             host.log(&format!("at {t} ns: {v}"));
         }
         self.violations_seen = v.len();
+    }
+}
+
+/// The MDIO address (`reg`) of the PHY node at `path`.
+fn mdio_address(dtb: &[u8], path: &str) -> Result<u8, String> {
+    let fdt = fdt::Fdt::new(dtb).map_err(|e| format!("device tree: {e:?}"))?;
+    let node = fdt.find_node(path).ok_or_else(|| format!("{path}: PHY node not found"))?;
+    let reg = node.property("reg").map(|p| p.value).unwrap_or_default();
+    match reg.get(..4).map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]])) {
+        Some(a) if a < 32 => Ok(a as u8),
+        _ => Err(format!("{path}: `reg` is not an MDIO address 0..=31")),
     }
 }
 

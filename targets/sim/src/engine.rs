@@ -101,6 +101,8 @@ pub(crate) struct Inner {
     pub(crate) sram: crate::sram::Sram,
     /// The MAC path muxes (which interface each MAC is wired to, what the CPU set up).
     pub(crate) muxes: crate::mux::Muxes,
+    /// The MDIO master behind `mdio.phy_iac` and its PHYs.
+    pub(crate) mdio: crate::mdio::Mdio,
     /// RX rings as programmed ([`Inner::rx_rings`]), kept until a ring register is written or
     /// the engine resets (the ordering model looks them up at every one-word CPU read).
     rx_rings_seen: Option<[(u64, u64); 4]>,
@@ -231,6 +233,7 @@ impl Sim {
                 moderation: crate::moderation::Moderation::default(),
                 sram: crate::sram::Sram::new(soc),
                 muxes: crate::mux::Muxes::new(soc),
+                mdio: crate::mdio::Mdio::default(),
                 rx_rings_seen: None,
             }),
         }
@@ -273,6 +276,12 @@ impl Sim {
             (_, s) => s,
         };
         s.muxes.wire(mac, stat);
+    }
+
+    /// Attaches a gigabit Clause-22 PHY at MDIO address `addr` (a board's `phy-handle` PHY):
+    /// PHY_IAC frames to it complete with its registers; other addresses read all ones.
+    pub fn attach_phy(&self, addr: u8) {
+        self.inner.borrow_mut().mdio.attach(addr);
     }
 
     /// Why MAC `mac` carries no frames now, if its path is not set up for its interface.
@@ -749,6 +758,12 @@ impl Inner {
                     self.cold_reset();
                 }
             }
+            return;
+        }
+        if offset == off(fe.mdio.phy_iac) {
+            // The frame runs at once: the register reads back done, with any read data.
+            let done = self.mdio.access(value);
+            self.regs.set(Space::Fe, offset, done);
             return;
         }
         if offset == off(fe.pdma.glo_cfg)

@@ -23,6 +23,7 @@ pub mod driver_platform;
 pub mod engine;
 pub mod fault;
 mod lro;
+mod mdio;
 mod moderation;
 mod mux;
 mod ordering;
