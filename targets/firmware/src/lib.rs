@@ -12,6 +12,7 @@
 
 extern crate alloc;
 
+pub mod device;
 pub mod peer;
 pub mod transfer;
 

@@ -9,6 +9,8 @@ use linked_list_allocator::LockedHeap;
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
 #[cfg(target_arch = "aarch64")]
+pub mod bus;
+#[cfg(target_arch = "aarch64")]
 pub use aarch64::{ARCH, exit};
 
 #[cfg(target_arch = "arm")]
