@@ -1095,7 +1095,12 @@ static const struct of_device_id fe_of_match[] = {
 #include "fe_of_match.h"
 	{}
 };
-MODULE_DEVICE_TABLE(of, fe_of_match);
+/*
+ * No MODULE_DEVICE_TABLE: this build carries the simulator and brings up a simulated board at
+ * init, so it must never be autoloaded on a real MediaTek router because its compatible matched
+ * (ghost interfaces, 16 MiB of coherent memory and a 500 us timer on a production box). It is
+ * loaded by hand only (scripts/kmod-test); the build that binds to the device gets the alias.
+ */
 
 static int fe_plat_probe(struct platform_device *pdev)
 {
