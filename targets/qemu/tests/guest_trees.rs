@@ -31,8 +31,13 @@ impl Host for Recorder {
 }
 
 fn guest_dtb(b: &support_boards::Bundled, at: Placement) -> Vec<u8> {
+    edited_guest_dtb(b, at, |t| t)
+}
+
+/// [`guest_dtb`] with the generated fragment's text passed through `edit` first.
+fn edited_guest_dtb(b: &support_boards::Bundled, at: Placement, edit: impl FnOnce(String) -> String) -> Vec<u8> {
     let board = fe_driver::dt::probe(&b.dtb).unwrap();
-    let text = format!("{ROOT}{}", fragment(&b.dtb, &board, at).unwrap());
+    let text = format!("{ROOT}{}", edit(fragment(&b.dtb, &board, at).unwrap()));
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("fe-guest-{}-{n}", std::process::id()));
@@ -92,10 +97,17 @@ fn a_broken_tree_and_overlapping_windows_are_refused_by_name() {
         let dtb = guest_dtb(&b, Placement::default());
         let e = Device::new(&dtb[..64], &Options::default(), ram(), 0x4000_0000).unwrap_err();
         assert!(!e.is_empty(), "{}", b.file);
-        // Syscons placed inside the frame engine's window: the device would map an address twice.
-        let tight = Placement { stride: 0x1000, ..Placement::default() };
-        if fe_driver::dt::probe(&b.dtb).unwrap().syscons().count() > 0 {
-            let e = Device::new(&guest_dtb(&b, tight), &Options::default(), ram(), 0x4000_0000).unwrap_err();
+        // A tree (written by hand, say) whose first syscon sits inside the frame engine's
+        // window: the device would map an address twice. (`fe guest-dts` itself places syscons
+        // after the window.)
+        let at = Placement::default();
+        let board = fe_driver::dt::probe(&b.dtb).unwrap();
+        if board.syscons().count() > 0 {
+            let first = at.base + at.stride.max(fe_linux::guest_dt::fe_window(&board));
+            let moved = edited_guest_dtb(&b, at, |t| {
+                t.replacen(&format!("reg = <0x0 {first:#x} "), &format!("reg = <0x0 {:#x} ", at.base + 0x1000), 1)
+            });
+            let e = Device::new(&moved, &Options::default(), ram(), 0x4000_0000).unwrap_err();
             assert!(e.contains("overlap") && e.contains("`fe`"), "{}: {e}", b.file);
         }
     }
