@@ -75,10 +75,10 @@ pub fn to_json(m: &Map, caps: Option<&SocCaps>) -> Value {
     for s in &m.spaces {
         let mut regs: Vec<(u64, Value)> = Vec::new();
         for b in &s.blocks {
-            let (bc, bs) = b.array.as_ref().map_or((1, 0), |a| (a.count.value, a.stride.value));
+            let bc = b.array.as_ref().map_or(1, |a| a.count.value);
             for bi in 0..bc {
                 for r in &b.registers {
-                    let (rc, rs) = r.array.as_ref().map_or((1, 0), |a| (a.count.value, a.stride.value));
+                    let rc = r.array.as_ref().map_or(1, |a| a.count.value);
                     let mut fields: Vec<_> = r.fields.iter().collect();
                     fields.sort_by_key(|f| f.bits.value.lsb);
                     // A field array is listed element by element (`name[n]`).
@@ -96,21 +96,8 @@ pub fn to_json(m: &Map, caps: Option<&SocCaps>) -> Value {
                         })
                         .collect();
                     for ri in 0..rc {
-                        let mut name = b.name.value.clone();
-                        if b.array.is_some() {
-                            name += &format!("[{bi}]");
-                        }
-                        name += &format!(".{}", r.name.value);
-                        if r.array.is_some() {
-                            name += &format!("[{ri}]");
-                        }
-                        // Saturating: validation bounds these, but a dump must not panic on any map it is given.
-                        let offset = b
-                            .base
-                            .value
-                            .saturating_add(bi.saturating_mul(bs))
-                            .saturating_add(r.offset.value)
-                            .saturating_add(ri.saturating_mul(rs));
+                        let name = b.element_name(bi, r, ri);
+                        let offset = b.element_offset(bi, r, ri);
                         regs.push((offset, json!({"name": name, "offset": offset, "access": r.access.value.keyword(), "reset": r.reset.value, "fields": fields})));
                     }
                 }

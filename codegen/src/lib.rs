@@ -1,5 +1,4 @@
 //! ddgen: generates typed Rust register crates from YAML descriptions of MediaTek frame engines.
-#![deny(clippy::arithmetic_side_effects)]
 //!
 //! The pipeline is `load` (YAML to syntax tree, with spans) -> `resolve` (apply `extends`) ->
 //! `validate` (one rule per pass) -> `caps` (check capabilities) -> `emit` (Rust via `quote`,
@@ -35,7 +34,7 @@
 //! let svg = ddgen::doc::register_svg(map, "fe.pdma.glo_cfg").unwrap();
 //! assert!(svg.contains("tx_dma_en"));
 //! ```
-
+#![deny(clippy::arithmetic_side_effects)]
 // Diagnostics are returned by value on the (cold) error path; boxing them buys nothing.
 #![allow(clippy::result_large_err)]
 

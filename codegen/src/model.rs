@@ -117,6 +117,34 @@ pub struct Block {
     pub registers: Vec<Register>,
 }
 
+impl Block {
+    /// Offset of element `ri` of register `reg` in element `bi` of this block, from the space's
+    /// start (saturating: validation bounds it, but a dump or a diagnostic must not panic on any
+    /// map it is given).
+    pub fn element_offset(&self, bi: u64, reg: &Register, ri: u64) -> u64 {
+        let bstride = self.array.as_ref().map_or(0, |a| a.stride.value);
+        let rstride = reg.array.as_ref().map_or(0, |a| a.stride.value);
+        self.base
+            .value
+            .saturating_add(bi.saturating_mul(bstride))
+            .saturating_add(reg.offset.value)
+            .saturating_add(ri.saturating_mul(rstride))
+    }
+
+    /// `block[bi].register[ri]`, the indices only where block or register is an array.
+    pub fn element_name(&self, bi: u64, reg: &Register, ri: u64) -> String {
+        let mut name = self.name.value.clone();
+        if self.array.is_some() {
+            name += &format!("[{bi}]");
+        }
+        name += &format!(".{}", reg.name.value);
+        if reg.array.is_some() {
+            name += &format!("[{ri}]");
+        }
+        name
+    }
+}
+
 /// A 32-bit register.
 #[derive(Debug, Clone)]
 pub struct Register {

@@ -10,27 +10,12 @@ pub fn check(map: &Map, diags: &mut Vec<Diagnostic>) {
         let mut slots: Vec<(u64, String, Span)> = Vec::new();
         for block in &space.blocks {
             let bcount = block.array.as_ref().map_or(1, |a| a.count.value.min(1024));
-            let bstride = block.array.as_ref().map_or(0, |a| a.stride.value);
             for bi in 0..bcount {
                 for reg in &block.registers {
                     let rcount = reg.array.as_ref().map_or(1, |a| a.count.value.min(1024));
-                    let rstride = reg.array.as_ref().map_or(0, |a| a.stride.value);
                     for ri in 0..rcount {
-                        let addr = block
-                            .base
-                            .value
-                            .saturating_add(bi.saturating_mul(bstride))
-                            .saturating_add(reg.offset.value)
-                            .saturating_add(ri.saturating_mul(rstride));
-                        let mut name = block.name.value.clone();
-                        if block.array.is_some() {
-                            name += &format!("[{bi}]");
-                        }
-                        name += &format!(".{}", reg.name.value);
-                        if reg.array.is_some() {
-                            name += &format!("[{ri}]");
-                        }
-                        slots.push((addr, name, reg.name.span));
+                        let addr = block.element_offset(bi, reg, ri);
+                        slots.push((addr, block.element_name(bi, reg, ri), reg.name.span));
                     }
                 }
             }
