@@ -278,8 +278,9 @@ impl Sim {
         s.muxes.wire(mac, stat);
     }
 
-    /// Attaches a gigabit Clause-22 PHY at MDIO address `addr` (a board's `phy-handle` PHY):
-    /// PHY_IAC frames to it complete with its registers; other addresses read all ones.
+    /// Attaches a PHY at MDIO address `addr` (a board's `phy-handle` PHY; link up, gigabit by
+    /// Clause 22, 2.5GBASE-T by Clause 45): PHY_IAC frames to it complete with its registers;
+    /// other addresses read all ones.
     pub fn attach_phy(&self, addr: u8) {
         self.inner.borrow_mut().mdio.attach(addr);
     }

@@ -11,9 +11,7 @@
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
-
-/// PHY_IAC: access bit (set by the CPU to start, cleared when done).
-const ACCESS: u32 = 1 << 31;
+use fe_regs::values::{MdioPhyIac, MdioPhyIacCmd as Cmd, MdioPhyIacStart as Start};
 
 /// A PHY on the bus.
 #[derive(Debug, Clone)]
@@ -62,7 +60,7 @@ pub(crate) struct Mdio {
 }
 
 impl Mdio {
-    /// Attaches a gigabit Clause-22 PHY at `addr` (0..=31), replacing one there.
+    /// Attaches a PHY at `addr` (0..=31), replacing one there.
     pub(crate) fn attach(&mut self, addr: u8) {
         self.phys.retain(|p| p.addr != addr);
         self.phys.push(Phy::gigabit(addr & 31));
@@ -71,41 +69,34 @@ impl Mdio {
     /// Runs the frame a PHY_IAC write asks for; gives the register's new value (access bit clear,
     /// read data in the data field).
     pub(crate) fn access(&mut self, value: u32) -> u32 {
-        if value & ACCESS == 0 {
+        let v = MdioPhyIac::from_bits(value);
+        if !v.access() {
             return value;
         }
-        let data = (value & 0xffff) as u16;
-        let start = (value >> 16) & 3;
-        let cmd = (value >> 18) & 3;
-        let addr = ((value >> 20) & 31) as u8;
-        let reg = ((value >> 25) & 31) as usize;
-        let phy = self.phys.iter_mut().find(|p| p.addr == addr);
-        let read = match (start, cmd, phy) {
-            // Clause 22 (start code 01): write 01, read 10.
-            (1, 1, Some(p)) => {
+        let (data, reg) = (v.data(), usize::from(v.reg() & 31));
+        let phy = self.phys.iter_mut().find(|p| p.addr == v.addr());
+        let read = match (v.start(), v.cmd(), phy) {
+            (Start::C22, Cmd::Write, Some(p)) => {
                 p.c22[reg] = data;
                 None
             }
-            (1, 2, Some(p)) => Some(p.c22[reg]),
-            // Clause 45 (start code 00): address 00, write 01, read 11; `reg` is the device.
-            (0, 0, Some(p)) => {
+            (Start::C22, Cmd::C22Read, Some(p)) => Some(p.c22[reg]),
+            // Clause 45: the register field names the device; the address is latched per device.
+            (Start::C45, Cmd::C45Addr, Some(p)) => {
                 p.latched[reg] = data;
                 None
             }
-            (0, 1, Some(p)) => {
+            (Start::C45, Cmd::Write, Some(p)) => {
                 p.c45.insert((reg as u8, p.latched[reg]), data);
                 None
             }
-            (0, 3, Some(p)) => Some(p.c45.get(&(reg as u8, p.latched[reg])).copied().unwrap_or(0)),
+            (Start::C45, Cmd::C45Read, Some(p)) => Some(p.c45.get(&(reg as u8, p.latched[reg])).copied().unwrap_or(0)),
             // Nothing drives the line: reads give all ones, writes go nowhere.
-            (_, 2 | 3, None) => Some(0xffff),
+            (_, Cmd::C22Read | Cmd::C45Read, None) => Some(0xffff),
             _ => None,
         };
-        let out = value & !ACCESS;
-        match read {
-            Some(d) => (out & !0xffff) | u32::from(d),
-            None => out,
-        }
+        let done = v.with_access(false);
+        read.map_or(done, |d| done.with_data(d)).to_bits()
     }
 }
 
@@ -113,6 +104,9 @@ impl Mdio {
 mod tests {
     use super::Mdio;
 
+    /// A PHY_IAC value with the access bit set, from the raw field values (the test's own
+    /// encoding of the IEEE frame: start 1 = Clause 22, 0 = Clause 45; cmd 0 address, 1 write,
+    /// 2 read (22), 3 read (45)).
     fn frame(start: u32, cmd: u32, addr: u32, reg: u32, data: u32) -> u32 {
         1 << 31 | reg << 25 | addr << 20 | cmd << 18 | start << 16 | data
     }
