@@ -195,11 +195,10 @@ impl Device {
                 host.set_irq(line as u32, now);
             }
         }
-        let v = self.sim.violations();
-        for (t, v) in v.iter().skip(self.violations_seen) {
+        for (t, v) in self.sim.violations_since(self.violations_seen) {
             host.log(&format!("at {t} ns: {v}"));
+            self.violations_seen += 1;
         }
-        self.violations_seen = v.len();
     }
 }
 

@@ -329,6 +329,13 @@ impl Sim {
         self.inner.borrow().violations.clone()
     }
 
+    /// The violations recorded after the first `seen` ones (a host that reports them as they
+    /// happen asks after every access: nothing is copied when there is nothing new).
+    #[must_use]
+    pub fn violations_since(&self, seen: usize) -> Vec<(u64, Violation)> {
+        self.inner.borrow().violations.get(seen..).map(<[_]>::to_vec).unwrap_or_default()
+    }
+
     /// Allocates DMA memory; `None` when it is exhausted.
     pub fn dma_alloc(&self, size: usize, align: usize) -> Option<u64> {
         self.inner.borrow_mut().dma.alloc(size, align)
