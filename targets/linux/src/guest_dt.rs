@@ -92,12 +92,9 @@ pub fn fragment(dtb: &[u8], board: &Board<'_>, at: Placement) -> Result<String, 
         let lab = format!("fe_syscon{k}");
         let _ = writeln!(
             out,
-            "\t{lab}: syscon@{next:x} {{\n\t\tcompatible = {};\n\t\treg = <{:#x} {:#x} {:#x} {:#x}>;\n\t\t#clock-cells = <1>;\n\t\t#reset-cells = <1>;\n\t}};",
+            "\t{lab}: syscon@{next:x} {{\n\t\tcompatible = {};\n\t\treg = {};\n\t\t#clock-cells = <1>;\n\t\t#reset-cells = <1>;\n\t}};",
             quoted(&compat),
-            next >> 32,
-            next & 0xffff_ffff,
-            s.reg.size >> 32,
-            s.reg.size & 0xffff_ffff
+            reg(next, s.reg.size)
         );
         let info = board.soc.space(s.space).ok_or_else(|| format!("space {} not in the SoC", s.space.name()))?;
         let prop = info.property.to_string();
@@ -113,19 +110,12 @@ pub fn fragment(dtb: &[u8], board: &Board<'_>, at: Placement) -> Result<String, 
             slot.resize(idx + 1, String::new());
         }
         slot[idx] = format!("&{lab}");
-        next += at.stride;
+        next += at.stride.max(s.reg.size);
     }
     let inner = local_phandles(&node);
     let unit = at.base;
     let _ = writeln!(out, "\tethernet@{unit:x} {{");
-    let _ = writeln!(
-        out,
-        "\t\treg = <{:#x} {:#x} {:#x} {:#x}>;",
-        unit >> 32,
-        unit & 0xffff_ffff,
-        size >> 32,
-        size & 0xffff_ffff
-    );
+    let _ = writeln!(out, "\t\treg = {};", reg(unit, size));
     let irqs: Vec<String> = (0..u32::from(board.nirqs)).map(|i| format!("<0 {} 4>", at.first_spi + i)).collect();
     let _ = writeln!(out, "\t\tinterrupts = {};", irqs.join(", "));
     if !names.is_empty() {
@@ -214,6 +204,11 @@ fn value(v: &[u8]) -> String {
     }
     let b: Vec<String> = v.iter().map(|x| format!("{x:02x}")).collect();
     format!(" = [{}]", b.join(" "))
+}
+
+/// A `reg` value on `virt` (two address and two size cells).
+fn reg(base: u64, size: u64) -> String {
+    format!("<{:#x} {:#x} {:#x} {:#x}>", base >> 32, base & 0xffff_ffff, size >> 32, size & 0xffff_ffff)
 }
 
 fn strings(v: &[u8]) -> Vec<String> {
